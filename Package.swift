@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Periphery",
+    products: [
+        .library(name: "PeripheryCore", targets: ["PeripheryCore"]),
+        .library(name: "PeripheryGeometry", targets: ["PeripheryGeometry"]),
+        .library(name: "PeripheryInference", targets: ["PeripheryInference"]),
+        .executable(name: "periphery", targets: ["periphery-cli"]),
+    ],
+    targets: [
+        .target(name: "PeripheryCore"),
+        .target(name: "PeripheryGeometry", dependencies: ["PeripheryCore"]),
+        .target(
+            name: "PeripheryInference",
+            dependencies: ["PeripheryCore", "PeripheryGeometry"],
+            resources: [.copy("Resources/Conformance")]
+        ),
+        .executableTarget(
+            name: "periphery-cli",
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"]
+        ),
+        .testTarget(name: "PeripheryCoreTests", dependencies: ["PeripheryCore"]),
+        .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
+        .testTarget(
+            name: "PeripheryInferenceTests",
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,16 @@
+/// The per-channel normalisation of the network input, on 0–255 pixel values.
+///
+/// `x = (pixel − mean) / std`. Pixels are not divided by 255 first, and the letterbox canvas is
+/// filled with `mean`, so padding is exactly 0 after normalisation.
+public enum ImageNormalization {
+    /// Channel means (R, G, B) on the 0–255 scale.
+    public static let mean: SIMD3<Float> = [123.675, 116.28, 103.53]
+    /// Channel standard deviations (R, G, B) on the 0–255 scale.
+    public static let std: SIMD3<Float> = [58.395, 57.12, 57.375]
+
+    /// Normalises one RGB pixel.
+    @inlinable
+    public static func normalize(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
+        (rgb - mean) / std
+    }
+}

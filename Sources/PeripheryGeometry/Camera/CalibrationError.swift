@@ -1,0 +1,48 @@
+/// Why camera intrinsics, a mount pose or a calibration file cannot be used.
+///
+/// Every case names the offending field with its JSON path (for example `intrinsics.fx`) and, for
+/// files, the file.
+public enum CalibrationError: Error, Equatable, CustomStringConvertible {
+    /// A field is absent.
+    case missingField(String)
+    /// A field has the wrong JSON type or shape.
+    case wrongType(field: String, expected: String)
+    /// A number is NaN or infinite.
+    case nonFinite(field: String)
+    /// A value is outside what the field allows.
+    case outOfRange(field: String, value: Double, allowed: String)
+    /// The file cannot be read or is not JSON.
+    case unreadable(path: String, reason: String)
+    /// A field is invalid inside a file.
+    indirect case inFile(path: String, CalibrationError)
+
+    public var description: String {
+        switch self {
+        case let .missingField(field): "missing field '\(field)'"
+        case let .wrongType(field, expected): "field '\(field)' must be \(expected)"
+        case let .nonFinite(field): "field '\(field)' is not a finite number"
+        case let .outOfRange(field, value, allowed): "field '\(field)' = \(value) is out of range (\(allowed))"
+        case let .unreadable(path, reason): "\(path): \(reason)"
+        case let .inFile(path, error): "\(path): \(error)"
+        }
+    }
+
+    /// The field this error names, if any.
+    public var field: String? {
+        switch self {
+        case let .missingField(f), let .wrongType(f, _), let .nonFinite(f), let .outOfRange(f, _, _): f
+        case .unreadable: nil
+        case let .inFile(_, error): error.field
+        }
+    }
+}
+
+/// Checks that `value` is finite and inside `range`, naming `field` otherwise.
+func checkField(
+    _ value: Double, _ field: String, in range: ClosedRange<Double> = -.infinity ... .infinity,
+    open: Bool = false, allowed: @autoclosure () -> String
+) throws(CalibrationError) {
+    guard value.isFinite else { throw .nonFinite(field: field) }
+    let inside = open ? (value > range.lowerBound && value < range.upperBound) : range.contains(value)
+    guard inside else { throw .outOfRange(field: field, value: value, allowed: allowed()) }
+}
