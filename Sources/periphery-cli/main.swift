@@ -1,1 +1,36 @@
-print("x")
+import Foundation
+
+/// `periphery`: a thin command line over the Periphery libraries.
+let commands: [any Command.Type] = [SelfCheckCommand.self, LUTCommand.self, DecodeCommand.self]
+
+let usage = """
+    USAGE: periphery <command> [options]
+
+    Real-time monocular bird's-eye-view vehicle detection (Safety40).
+
+    COMMANDS:
+    \(commands.map { "  \($0.name.padding(toLength: 11, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+    Run `periphery <command> --help` for a command's options.
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let name = arguments.first, !["--help", "-h", "help"].contains(name) else {
+    print(usage)
+    exit(arguments.isEmpty ? 1 : 0)
+}
+guard let command = commands.first(where: { $0.name == name }) else {
+    printError("error: unknown command '\(name)'\n\n\(usage)")
+    exit(1)
+}
+let rest = Array(arguments.dropFirst())
+if rest.contains("--help") || rest.contains("-h") {
+    print(command.help)
+    exit(0)
+}
+do {
+    exit(try command.run(rest))
+} catch {
+    printError("error: \(error)")
+    exit(1)
+}

@@ -35,6 +35,9 @@ public enum Decoder {
         var score = sigmoid(classes[base])
         for k in 1..<Safety40.classChannels {
             let s = sigmoid(classes[base + k])
+            // A NaN logit makes the score NaN, as torch `max` propagates NaN, so the threshold
+            // drops the candidate instead of trusting the other channels.
+            if s.isNaN { return (k, s) }
             if s > score {
                 score = s
                 label = k
