@@ -21,27 +21,27 @@ public struct SelfCheckVectors: Sendable {
     }
 
     /// The camera the goldens were computed for.
-    public let setup: CameraSetup
+    public var setup: CameraSetup
     /// The trained focal the manifest states.
-    public let trainedFocal: Double
+    public var trainedFocal: Double
     /// Expected crop `(x, y, width, height)`.
-    public let crop: [Int]
+    public var crop: [Int]
     /// Expected 3×4 projection, row-major.
-    public let projection: [[Double]]
+    public var projection: [[Double]]
     /// Expected number of visible voxels.
-    public let visibleVoxels: Int
+    public var visibleVoxels: Int
     /// Decode operating point of the goldens.
-    public let decodeSettings: DecodeSettings
+    public var decodeSettings: DecodeSettings
     /// Expected detections in descending score.
-    public let detections: [ExpectedDetection]
+    public var detections: [ExpectedDetection]
     /// Golden voxel points, float32 [6560 × 3].
-    public let points: [Float]
+    public var points: [Float]
     /// Golden anchors, float32 [6720 × 7].
-    public let anchors: [Float]
+    public var anchors: [Float]
     /// Golden head tensors.
-    public let head: HeadOutputs
+    public var head: HeadOutputs
     /// Golden LUT.
-    public let lut: ProjectionLUT
+    public var lut: ProjectionLUT
 
     /// File names inside a vectors directory.
     public static let fileNames = [
