@@ -29,7 +29,14 @@ enum DecodeCommand: Command {
             scoreThreshold: Float(try args.number("threshold", default: 0.5, in: 0...1)),
             nmsRadius: try args.number("nms-radius", default: 2.0, in: 0...1000),
             rejectImplausible: args.flag("reject-implausible"))
-        let head = try SafetensorsFile(path: try args.required("head")).headOutputs()
+        let path = try args.required("head")
+        let file = try SafetensorsFile(path: path)
+        let head: HeadOutputs
+        do {
+            head = try file.headOutputs()
+        } catch {
+            throw SafetensorsError.inFile(path: path, error)
+        }
         let detections = Decoder.decode(head, settings: settings)
         print(detectionsJSON(detections))
         return 0

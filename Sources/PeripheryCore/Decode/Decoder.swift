@@ -71,8 +71,8 @@ public enum Decoder {
         v -= floor(v / .pi) * .pi
         let gridYaw = v + Safety40.directionOffset + .pi * Double(direction)
 
-        // Grid → vehicle. Grid y is vehicle forward, so grid l is the vehicle length (no swap of
-        // meaning, only of axes) and the heading turns by −90° with the mirror of the lateral axis.
+        // Grid → vehicle. Grid y is vehicle forward, so the box axes trade places: grid l becomes
+        // the vehicle length and grid w its width, and the heading turns with the axes.
         var yaw = -gridYaw - .pi
         yaw -= floor((yaw + .pi) / (2 * .pi)) * 2 * .pi
         return Detection(

@@ -37,6 +37,19 @@ public enum CalibrationError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+extension CalibrationError {
+    /// The same error with its field renamed.
+    func renamingField(_ rename: (String) -> String) -> CalibrationError {
+        switch self {
+        case let .missingField(f): return .missingField(rename(f))
+        case let .wrongType(f, e): return .wrongType(field: rename(f), expected: e)
+        case let .nonFinite(f): return .nonFinite(field: rename(f))
+        case let .outOfRange(f, v, a): return .outOfRange(field: rename(f), value: v, allowed: a)
+        case .unreadable, .inFile: return self
+        }
+    }
+}
+
 /// Checks that `value` is finite and inside `range`, naming `field` otherwise.
 func checkField(
     _ value: Double, _ field: String, in range: ClosedRange<Double> = -.infinity ... .infinity,

@@ -69,7 +69,11 @@ public enum CalibrationFile {
                 guard let k = Matrix3(rowMajor: try o.matrix("K")) else {
                     throw CalibrationError.wrongType(field: o.path("K"), expected: "a 3×3 array of numbers")
                 }
-                return try CameraIntrinsics(K: k, width: width, height: height)
+                do {
+                    return try CameraIntrinsics(K: k, width: width, height: height)
+                } catch {
+                    throw error.renamingField { CalibrationFile.matrixElementNames[$0] ?? $0 }
+                }
             }
             return try CameraIntrinsics(
                 fx: try o.number("fx"), fy: try o.number("fy"), cx: try o.number("cx"), cy: try o.number("cy"),
@@ -80,6 +84,11 @@ public enum CalibrationFile {
             throw .wrongType(field: o.path("K"), expected: "a 3×3 array of numbers")
         }
     }
+
+    /// Names of K's elements, for errors about intrinsics given as a matrix.
+    static let matrixElementNames = [
+        "fx": "K[0][0]", "skew": "K[0][1]", "cx": "K[0][2]", "fy": "K[1][1]", "cy": "K[1][2]",
+    ]
 
     static func parseMount(_ o: JSONObject) throws(CalibrationError) -> MountPose {
         let pose = MountPose(
@@ -158,17 +167,7 @@ struct JSONObject {
 
     /// Prefixes the field of an error raised by a validating initialiser with this object's path.
     func qualify(_ error: CalibrationError) -> CalibrationError {
-        switch error {
-        case let .missingField(f): .missingField(qualified(f))
-        case let .wrongType(f, e): .wrongType(field: qualified(f), expected: e)
-        case let .nonFinite(f): .nonFinite(field: qualified(f))
-        case let .outOfRange(f, v, a): .outOfRange(field: qualified(f), value: v, allowed: a)
-        case .unreadable, .inFile: error
-        }
-    }
-
-    private func qualified(_ field: String) -> String {
-        field.hasPrefix(prefix + ".") ? field : path(field)
+        error.renamingField { field in field.hasPrefix(prefix + ".") ? field : path(field) }
     }
 
     /// A JSON number as Double; booleans, which Foundation also bridges to NSNumber, are refused.
