@@ -12,9 +12,11 @@ let package = Package(
     targets: [
         .target(name: "PeripheryCore"),
         .target(name: "PeripheryGeometry", dependencies: ["PeripheryCore"]),
+        // Headers only: the library is loaded at run time by BLAS/OpenBLAS.swift (see shim.h).
+        .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
         .target(
             name: "PeripheryInference",
-            dependencies: ["PeripheryCore", "PeripheryGeometry"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "COpenBLAS"],
             resources: [.copy("Resources/Conformance")]
         ),
         .executableTarget(

@@ -29,7 +29,9 @@ public struct ProjectionLUT: Sendable, Hashable {
             let safe = depth > 0 ? depth : 1
             let uf = (h.x / safe).rounded(), vf = (h.y / safe).rounded()
             // Clamp in Double first: a point near the camera plane can project beyond Int's range.
-            let u = Int(min(max(uf, -1), Double(width))), v = Int(min(max(vf, -1), Double(height)))
+            // A NaN coordinate (non-finite calibration) would trap in Int(_:): treat it as outside.
+            let u = uf.isNaN ? -1 : Int(min(max(uf, -1), Double(width)))
+            let v = vf.isNaN ? -1 : Int(min(max(vf, -1), Double(height)))
             let visible = depth > 0 && u >= 0 && u < width && v >= 0 && v < height
             let cu = min(max(u, 0), width - 1), cv = min(max(v, 0), height - 1)
             indices[i] = Int32(cv * width + cu)

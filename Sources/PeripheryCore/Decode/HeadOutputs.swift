@@ -4,11 +4,11 @@
 /// each contiguous and row-major. Only element counts are checked, as in the reference.
 public struct HeadOutputs: Sendable {
     /// Class logits, `candidate · 4 + class`.
-    public var classes: [Float]
+    public package(set) var classes: [Float]
     /// Box codes `[dx, dy, dz, dw, dl, dh, dyaw, v1, v2]`, `candidate · 9 + code`.
-    public var boxes: [Float]
+    public package(set) var boxes: [Float]
     /// Direction logits, `candidate · 2 + bin`.
-    public var directions: [Float]
+    public package(set) var directions: [Float]
 
     /// Creates head outputs after checking each tensor's element count.
     ///
@@ -22,6 +22,20 @@ public struct HeadOutputs: Sendable {
         ] where count != n * channels {
             throw .wrongElementCount(tensor: name, expected: n * channels, actual: count)
         }
+        self.classes = classes
+        self.boxes = boxes
+        self.directions = directions
+    }
+
+    /// All-zero outputs of the contract's sizes, for reusing as a destination buffer.
+    public static func zeros() -> HeadOutputs {
+        HeadOutputs(
+            unchecked: [Float](repeating: 0, count: Safety40.candidateCount * Safety40.classChannels),
+            [Float](repeating: 0, count: Safety40.candidateCount * Safety40.boxCodeChannels),
+            [Float](repeating: 0, count: Safety40.candidateCount * Safety40.directionChannels))
+    }
+
+    private init(unchecked classes: [Float], _ boxes: [Float], _ directions: [Float]) {
         self.classes = classes
         self.boxes = boxes
         self.directions = directions

@@ -1,0 +1,133 @@
+import Dispatch
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+
+/// Milliseconds spent in each stage of one `Detector.detect` call.
+public struct DetectorTimings: Sendable, Hashable {
+    /// Image → features (ResNet-18, FPN, fuse).
+    public var backbone: Double
+    /// Features → BEV volume through the ProjectionLUT.
+    public var gather: Double
+    /// Volume → head outputs (BEV neck and anchor head).
+    public var head: Double
+    /// Head outputs → detections (decode and NMS).
+    public var decode: Double
+
+    /// Sum of the stages.
+    public var total: Double { backbone + gather + head + decode }
+}
+
+/// Why `Detector` cannot run.
+public enum DetectorError: Error, Equatable, CustomStringConvertible {
+    /// The input image does not hold 3 × 256 × 512 floats.
+    case wrongImageSize(expected: Int, actual: Int)
+    /// The ProjectionLUT does not cover the 6560 voxels.
+    case wrongLUTSize(expected: Int, actual: Int)
+
+    public var description: String {
+        switch self {
+        case let .wrongImageSize(expected, actual): "image has \(actual) floats, expected \(expected) (3 × 256 × 512)"
+        case let .wrongLUTSize(expected, actual): "ProjectionLUT has \(actual) voxels, expected \(expected)"
+        }
+    }
+}
+
+/// The Safety40 detector on the CPU: normalised image → features → LUT gather → head → decode.
+///
+/// Create one per thread; the `Safety40Weights` it is built from can be shared between detectors.
+/// The runtime parallelises each layer over `threads` workers itself and runs OpenBLAS with one
+/// thread per call; OpenBLAS's thread setting is process-wide.
+public final class Detector {
+    /// Worker threads per layer.
+    public let threads: Int
+    /// The BLAS the runtime runs on.
+    public let blas: BLASInfo
+    /// Outputs of the last `detect` call.
+    public private(set) var headOutputs: HeadOutputs
+    private let network: Safety40Network
+
+    /// Builds a detector.
+    ///
+    /// - Parameters:
+    ///   - weights: validated weights.
+    ///   - threads: worker threads per layer; defaults to all cores.
+    /// - Throws: `BLASError` if OpenBLAS cannot be loaded or fails its self-test.
+    public init(weights: Safety40Weights, threads: Int? = nil) throws(BLASError) {
+        let library = try OpenBLAS.load()
+        library.setThreads(1)
+        self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        blas = library.info
+        network = Safety40Network(weights: weights, blas: library, threads: self.threads)
+        headOutputs = .zeros()
+    }
+
+    /// Runs the network and the decoder on one normalised image.
+    ///
+    /// - Parameters:
+    ///   - image: planar RGB `[3, 256, 512]`, normalised with `ImageNormalization`.
+    ///   - lut: the ProjectionLUT of the camera's calibration.
+    ///   - settings: decode operating point.
+    /// - Returns: detections in descending score and per-stage timings.
+    public func detect(
+        image: UnsafeBufferPointer<Float>, lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings()
+    ) throws(DetectorError) -> (detections: [Detection], timings: DetectorTimings) {
+        let expected = network.image.count
+        guard image.count == expected, let source = image.baseAddress else {
+            throw .wrongImageSize(expected: expected, actual: image.count)
+        }
+        guard lut.count == Safety40.voxelCount else { throw .wrongLUTSize(expected: Safety40.voxelCount, actual: lut.count) }
+        var timings = DetectorTimings(backbone: 0, gather: 0, head: 0, decode: 0)
+        var mark = DispatchTime.now().uptimeNanoseconds
+        func lap() -> Double {
+            let now = DispatchTime.now().uptimeNanoseconds
+            defer { mark = now }
+            return Double(now - mark) / 1e6
+        }
+        network.image.data.update(from: source, count: expected)
+        network.runBackbone()
+        timings.backbone = lap()
+        lut.gather(
+            features: UnsafeBufferPointer(start: network.features.data, count: network.features.count),
+            into: UnsafeMutableBufferPointer(start: network.volume.data, count: network.volume.count))
+        timings.gather = lap()
+        network.runHead()
+        copyHeadOutputs()
+        timings.head = lap()
+        let detections = Decoder.decode(headOutputs, settings: settings)
+        timings.decode = lap()
+        return (detections, timings)
+    }
+
+    /// Runs on an image given as an array.
+    public func detect(
+        image: [Float], lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings()
+    ) throws(DetectorError) -> (detections: [Detection], timings: DetectorTimings) {
+        let result = image.withUnsafeBufferPointer { buffer in
+            Result { () throws(DetectorError) in try detect(image: buffer, lut: lut, settings: settings) }
+        }
+        return try result.get()
+    }
+
+    /// Features `[64, 64, 128]` of the last call.
+    public var features: [Float] { Array(UnsafeBufferPointer(start: network.features.data, count: network.features.count)) }
+
+    /// BEV volume `[64, 41, 80, 2]` of the last call.
+    public var volume: [Float] { Array(UnsafeBufferPointer(start: network.volume.data, count: network.volume.count)) }
+
+    /// Splits the fused `[840, 32 + 72 + 16]` head output into the three candidate-major tensors.
+    private func copyHeadOutputs() {
+        let pixels = Safety40.headCellsX * Safety40.headCellsY, anchors = Safety40.anchorsPerCell
+        let widths = [Safety40.classChannels, Safety40.boxCodeChannels, Safety40.directionChannels].map { $0 * anchors }
+        let row = widths.reduce(0, +), source = network.headOutput
+        func copy(_ target: inout [Float], offset: Int, width: Int) {
+            target.withUnsafeMutableBufferPointer { out in
+                guard let out = out.baseAddress else { return }
+                for s in 0..<pixels { (out + s * width).update(from: source + s * row + offset, count: width) }
+            }
+        }
+        copy(&headOutputs.classes, offset: 0, width: widths[0])
+        copy(&headOutputs.boxes, offset: widths[0], width: widths[1])
+        copy(&headOutputs.directions, offset: widths[0] + widths[1], width: widths[2])
+    }
+}

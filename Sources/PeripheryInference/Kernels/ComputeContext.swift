@@ -1,0 +1,49 @@
+import Dispatch
+
+/// The threads and per-thread scratch that kernels share.
+///
+/// Kernels split their work into `threads` parts themselves and call OpenBLAS single-threaded
+/// from each, so im2col, epilogues and GEMMs all run in parallel without two thread pools
+/// competing for the same cores.
+final class ComputeContext {
+    let blas: OpenBLAS
+    let threads: Int
+    /// One im2col scratch per worker, `scratchCount` floats each.
+    let scratch: [UnsafeMutablePointer<Float>]
+    let scratchCount: Int
+
+    init(blas: OpenBLAS, threads: Int, arena: TensorArena, scratchCount: Int) {
+        self.blas = blas
+        self.threads = max(1, threads)
+        self.scratchCount = scratchCount
+        scratch = (0..<max(1, threads)).map { _ in arena.take(scratchCount) }
+    }
+
+    /// Runs `body(worker)` for every worker in parallel (inline when there is one).
+    ///
+    /// Kernels pass closures over raw pointers, which are not `Sendable`; each worker writes a
+    /// disjoint part of the output, which is what makes sharing them safe.
+    func parallel(_ body: (Int) -> Void) {
+        if threads == 1 {
+            body(0)
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let work = body
+            DispatchQueue.concurrentPerform(iterations: threads) { work($0) }
+        }
+    }
+
+    /// Splits `0..<count` into `threads` near-equal contiguous ranges and runs them in parallel.
+    func parallelRanges(_ count: Int, _ body: (Range<Int>) -> Void) {
+        parallel { worker in
+            let range = ComputeContext.part(worker, of: threads, count: count)
+            if !range.isEmpty { body(range) }
+        }
+    }
+
+    /// The `index`-th of `parts` near-equal contiguous ranges of `0..<count`.
+    static func part(_ index: Int, of parts: Int, count: Int) -> Range<Int> {
+        (count * index / parts) ..< (count * (index + 1) / parts)
+    }
+}

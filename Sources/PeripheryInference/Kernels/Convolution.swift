@@ -1,0 +1,144 @@
+/// A 2-D convolution with any batch norm folded in, ready for im2col + sgemm.
+///
+/// `out[co, y, x] = bias[co] + Σ_{ci,ky,kx} weights[co, ci, ky, kx] · in[ci, y·s − p + ky, x·s − p + kx]`
+/// (cross-correlation, zero padding, dilation 1, groups 1). `weights` is PyTorch's
+/// `[outChannels, inChannels, k, k]` flattened, which is the row-major `[M = outChannels, K = inChannels·k·k]`
+/// GEMM operand as is.
+struct Convolution: Sendable {
+    let name: String
+    let inChannels: Int
+    let outChannels: Int
+    let kernelSize: Int
+    let stride: Int
+    let padding: Int
+    /// `[outChannels, inChannels · k · k]`.
+    let weights: [Float]
+    /// `[outChannels]`.
+    let bias: [Float]
+
+    /// GEMM inner dimension `inChannels · k · k`.
+    var reduction: Int { inChannels * kernelSize * kernelSize }
+
+    /// Output extent along one axis: `(size + 2p − k) / s + 1`.
+    func outputSize(_ size: Int) -> Int { (size + 2 * padding - kernelSize) / stride + 1 }
+
+    /// Whether the input is already the GEMM operand (1×1, stride 1, no padding).
+    var isPointwise: Bool { kernelSize == 1 && stride == 1 && padding == 0 }
+}
+
+/// What to apply after the GEMM, on data still in cache: `y = act(x + bias + residual)`.
+struct Epilogue {
+    var residual: Tensor?
+    var relu: Bool
+}
+
+extension ComputeContext {
+    /// Runs a convolution: `input [Cin, H, W]` → `output [Cout, H', W']`, then bias, optional residual
+    /// add and optional ReLU.
+    ///
+    /// Work is split across workers by output columns (pixels) when the map is large, each worker
+    /// building the im2col tiles it needs in its own scratch; small maps are split by output
+    /// channels instead, each worker building every tile (cheap next to its share of the GEMM).
+    func convolve(_ conv: Convolution, _ input: Tensor, into output: Tensor, _ epilogue: Epilogue) {
+        precondition(input.channels == conv.inChannels, "\(conv.name): input has \(input.channels) channels")
+        precondition(output.channels == conv.outChannels && output.height == conv.outputSize(input.height)
+                     && output.width == conv.outputSize(input.width), "\(conv.name): output shape")
+        let m = conv.outChannels, k = conv.reduction, n = output.plane
+        let splitByColumns = n >= 64 * threads
+        // Column tiles small enough for one worker's scratch; when splitting by columns, a multiple
+        // of `threads` so every worker gets the same share.
+        precondition(conv.isPointwise || k <= scratchCount, "\(conv.name): scratch smaller than one im2col column")
+        let maxColumns = conv.isPointwise ? n : scratchCount / k
+        let tilesNeeded = (n + maxColumns - 1) / maxColumns
+        let columnTiles = splitByColumns ? threads * ((tilesNeeded + threads - 1) / threads) : tilesNeeded
+        conv.weights.withUnsafeBufferPointer { weights in
+            conv.bias.withUnsafeBufferPointer { bias in
+                guard let w = weights.baseAddress, let b = bias.baseAddress else { return }
+                parallel { worker in
+                    let rows = splitByColumns ? 0..<m : ComputeContext.part(worker, of: threads, count: m)
+                    guard !rows.isEmpty else { return }
+                    var tile = splitByColumns ? worker : 0
+                    while tile < columnTiles {
+                        let columns = ComputeContext.part(tile, of: columnTiles, count: n)
+                        let operand: UnsafePointer<Float>, ldb: Int
+                        if conv.isPointwise {
+                            (operand, ldb) = (UnsafePointer(input.data + columns.lowerBound), n)
+                        } else {
+                            im2col(conv, input, outputWidth: output.width, columns: columns, into: scratch[worker])
+                            (operand, ldb) = (UnsafePointer(scratch[worker]), columns.count)
+                        }
+                        blas.sgemm(
+                            m: rows.count, n: columns.count, k: k, a: w + rows.lowerBound * k, lda: k,
+                            b: operand, ldb: ldb, beta: 0,
+                            c: output.data + rows.lowerBound * n + columns.lowerBound, ldc: n)
+                        applyEpilogue(epilogue, bias: b, output: output.data, plane: n, rows: rows, columns: columns)
+                        tile += splitByColumns ? threads : 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Writes the im2col matrix of output pixels `columns` (flat `y·W' + x`): row `(ci·k + ky)·k + kx`,
+/// column `j` holds `in[ci, y·s − p + ky, x·s − p + kx]` (0 outside), with row stride `columns.count`.
+func im2col(_ conv: Convolution, _ input: Tensor, outputWidth: Int, columns: Range<Int>, into col: UnsafeMutablePointer<Float>) {
+    let k = conv.kernelSize, s = conv.stride, p = conv.padding
+    let h = input.height, w = input.width, tileWidth = columns.count
+    for ci in 0..<conv.inChannels {
+        let plane = input.data + ci * input.plane
+        for ky in 0..<k {
+            for kx in 0..<k {
+                var dst = col + ((ci * k + ky) * k + kx) * tileWidth
+                var n = columns.lowerBound
+                while n < columns.upperBound {
+                    let oy = n / outputWidth, ox0 = n - oy * outputWidth
+                    let run = min(outputWidth - ox0, columns.upperBound - n)
+                    let iy = oy * s - p + ky
+                    if iy < 0 || iy >= h {
+                        dst.update(repeating: 0, count: run)
+                    } else {
+                        // Valid j: 0 ≤ (ox0 + j)·s − p + kx < w.
+                        let first = ox0 * s - p + kx
+                        let lo = min(run, first >= 0 ? 0 : (-first + s - 1) / s)
+                        let hi = max(lo, min(run, first < w ? (w - 1 - first) / s + 1 : 0))
+                        let src = plane + iy * w + first
+                        if lo > 0 { dst.update(repeating: 0, count: lo) }
+                        if s == 1 {
+                            (dst + lo).update(from: src + lo, count: hi - lo)
+                        } else {
+                            for j in lo..<hi { dst[j] = src[j * s] }
+                        }
+                        if hi < run { (dst + hi).update(repeating: 0, count: run - hi) }
+                    }
+                    dst += run
+                    n += run
+                }
+            }
+        }
+    }
+}
+
+/// `out[c, j] = act(out[c, j] + bias[c] + residual[c, j])` over a block of rows and columns.
+@inline(__always)
+func applyEpilogue(
+    _ epilogue: Epilogue, bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, plane: Int,
+    rows: Range<Int>, columns: Range<Int>
+) {
+    for c in rows {
+        let row = output + c * plane + columns.lowerBound
+        let b = bias[c], count = columns.count
+        if let residual = epilogue.residual {
+            let res = UnsafePointer(residual.data + c * plane + columns.lowerBound)
+            if epilogue.relu {
+                for j in 0..<count { row[j] = max(row[j] + b + res[j], 0) }
+            } else {
+                for j in 0..<count { row[j] = row[j] + b + res[j] }
+            }
+        } else if epilogue.relu {
+            for j in 0..<count { row[j] = max(row[j] + b, 0) }
+        } else {
+            for j in 0..<count { row[j] += b }
+        }
+    }
+}

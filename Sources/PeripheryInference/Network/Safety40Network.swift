@@ -1,0 +1,137 @@
+import PeripheryCore
+
+/// The Safety40 network on one preallocated arena: image → features (backbone, FPN, fuse) and
+/// volume → candidate-major head outputs (BEV neck, anchor head). The LUT gather between the two
+/// halves belongs to the caller.
+///
+/// Not thread-safe: one instance per thread (the weights it was built from can be shared).
+final class Safety40Network {
+    let context: ComputeContext
+    private let arena: TensorArena
+    private let convs: [String: Convolution]
+    private let head: Convolution
+
+    /// `[3, 256, 512]` normalised planar RGB input.
+    let image: Tensor
+    /// `[64, 64, 128]` output of the backbone half.
+    let features: Tensor
+    /// `[64, 6560]` BEV volume, input of the head half.
+    let volume: Tensor
+    /// `[840, 120]` candidate-major head outputs: per pixel 32 class, 72 box and 16 direction values.
+    let headOutput: UnsafeMutablePointer<Float>
+
+    private let stem: Tensor, pooled: Tensor
+    /// Per ResNet stage: block outputs, the conv1 temporary and the downsampled shortcut.
+    private let stages: [(block0: Tensor, block1: Tensor, temporary: Tensor, shortcut: Tensor?)]
+    private let laterals: [Tensor]
+    private let pyramid: [Tensor]
+    private let concat: Tensor
+    private let bevInput: Tensor, bevFused: Tensor, bevTemporary256: Tensor, bevOut256: Tensor
+    private let bev: [Tensor]
+    private let bevTemporary192: Tensor
+
+    /// Per-worker im2col scratch, floats.
+    static let scratchPerWorker = 1 << 20
+
+    init(weights: Safety40Weights, blas: OpenBLAS, threads: Int) {
+        convs = weights.convolutions
+        let cls = weights.convolution("bbox_head.conv_cls"), reg = weights.convolution("bbox_head.conv_reg")
+        let dir = weights.convolution("bbox_head.conv_dir_cls")
+        head = Convolution(
+            name: "bbox_head", inChannels: cls.inChannels, outChannels: cls.outChannels + reg.outChannels + dir.outChannels,
+            kernelSize: 1, stride: 1, padding: 0, weights: cls.weights + reg.weights + dir.weights,
+            bias: cls.bias + reg.bias + dir.bias)
+
+        let h = Safety40.inputHeight, w = Safety40.inputWidth, c = Safety40Architecture.stageChannels
+        let plan: [(Int, Int, Int)] = [(3, h, w), (64, h / 2, w / 2), (64, h / 4, w / 4)]
+            + (0..<4).flatMap { i -> [(Int, Int, Int)] in
+                let size = (c[i], h / (4 << i), w / (4 << i))
+                return [size, size, size] + (i > 0 ? [size] : [])
+            }
+            + (0..<4).map { i in (64, h / (4 << i), w / (4 << i)) }   // laterals
+            + (0..<4).map { i in (64, h / (4 << i), w / (4 << i)) }   // pyramid
+            + [(256, h / 4, w / 4), (64, h / 4, w / 4), (64, 1, Safety40.voxelCount)]
+            + [(128, 41, 80), (256, 41, 80), (256, 41, 80), (256, 41, 80), (192, 21, 40), (192, 21, 40)]
+            + Array(repeating: (192, 21, 40), count: 4) + [(840, 1, 120)]
+        let activations = plan.reduce(0) { $0 + $1.0 * $1.1 * $1.2 + 16 }
+        arena = TensorArena(capacity: activations + max(1, threads) * (Safety40Network.scratchPerWorker + 16))
+        context = ComputeContext(blas: blas, threads: threads, arena: arena, scratchCount: Safety40Network.scratchPerWorker)
+
+        image = arena.tensor(3, h, w)
+        stem = arena.tensor(64, h / 2, w / 2)
+        pooled = arena.tensor(64, h / 4, w / 4)
+        stages = (0..<4).map { [arena] i in
+            let (ch, sh, sw) = (c[i], h / (4 << i), w / (4 << i))
+            return (arena.tensor(ch, sh, sw), arena.tensor(ch, sh, sw), arena.tensor(ch, sh, sw),
+                    i > 0 ? arena.tensor(ch, sh, sw) : nil)
+        }
+        laterals = (0..<4).map { [arena] i in arena.tensor(64, h / (4 << i), w / (4 << i)) }
+        pyramid = (0..<4).map { [arena] i in arena.tensor(64, h / (4 << i), w / (4 << i)) }
+        concat = arena.tensor(256, h / 4, w / 4)
+        features = arena.tensor(64, h / 4, w / 4)
+        volume = arena.tensor(64, 1, Safety40.voxelCount)
+        bevInput = arena.tensor(128, 41, 80)
+        bevFused = arena.tensor(256, 41, 80)
+        bevTemporary256 = arena.tensor(256, 41, 80)
+        bevOut256 = arena.tensor(256, 41, 80)
+        bev = (0..<5).map { [arena] _ in arena.tensor(192, 21, 40) }
+        bevTemporary192 = bev[4]
+        headOutput = arena.take(840 * 120)
+    }
+
+    private func conv(_ name: String) -> Convolution {
+        guard let conv = convs[name] else { preconditionFailure("no convolution \(name)") }
+        return conv
+    }
+
+    private func run(_ name: String, _ input: Tensor, _ output: Tensor, residual: Tensor? = nil, relu: Bool) {
+        context.convolve(conv(name), input, into: output, Epilogue(residual: residual, relu: relu))
+    }
+
+    /// `image` → `features`: ResNet-18, FPN, bilinear fuse.
+    func runBackbone() {
+        run("backbone.conv1", image, stem, relu: true)
+        context.maxPool(stem, into: pooled)
+        var input = pooled
+        for (i, stage) in stages.enumerated() {
+            let prefix = "backbone.layer\(i + 1)."
+            // Block 0 (stride 2 with a downsampled shortcut in stages 2–4).
+            run(prefix + "0.conv1", input, stage.temporary, relu: true)
+            var shortcut = input
+            if let downsampled = stage.shortcut {
+                run(prefix + "0.downsample.0", input, downsampled, relu: false)
+                shortcut = downsampled
+            }
+            run(prefix + "0.conv2", stage.temporary, stage.block0, residual: shortcut, relu: true)
+            // Block 1.
+            run(prefix + "1.conv1", stage.block0, stage.temporary, relu: true)
+            run(prefix + "1.conv2", stage.temporary, stage.block1, residual: stage.block0, relu: true)
+            input = stage.block1
+        }
+        for i in 0..<4 { run("neck.lateral_convs.\(i).conv", stages[i].block1, laterals[i], relu: false) }
+        for i in stride(from: 3, to: 0, by: -1) { context.addNearestUpsampled(laterals[i], into: laterals[i - 1]) }
+        // P0 goes straight into its concat slice; P1…P3 are resized into theirs.
+        run("neck.fpn_convs.0.conv", laterals[0], concat.channels(0..<64), relu: false)
+        for i in 1..<4 {
+            run("neck.fpn_convs.\(i).conv", laterals[i], pyramid[i], relu: false)
+            context.resizeBilinear(pyramid[i], into: concat.channels(64 * i ..< 64 * (i + 1)))
+        }
+        run("neck_fuse_0", concat, features, relu: false)
+    }
+
+    /// `volume` → `headOutput`: space-to-channel, BEV neck, fused anchor head.
+    func runHead() {
+        context.spaceToChannel(volume: volume.data, channels: 64, depth: Safety40.voxelCountZ, into: bevInput)
+        run("neck_3d.fuse", bevInput, bevFused, relu: false)
+        run("neck_3d.model.0.conv0.conv", bevFused, bevTemporary256, relu: true)
+        run("neck_3d.model.0.conv1.conv", bevTemporary256, bevOut256, residual: bevFused, relu: true)
+        run("neck_3d.model.1.conv", bevOut256, bev[0], relu: true)
+        run("neck_3d.model.2.conv0.conv", bev[0], bevTemporary192, relu: true)
+        run("neck_3d.model.2.conv1.conv", bevTemporary192, bev[1], residual: bev[0], relu: true)
+        run("neck_3d.model.3.conv", bev[1], bev[2], relu: true)
+        run("neck_3d.model.4.conv0.conv", bev[2], bevTemporary192, relu: true)
+        run("neck_3d.model.4.conv1.conv", bevTemporary192, bev[3], residual: bev[2], relu: true)
+        run("neck_3d.model.5.conv", bev[3], bev[1], relu: true)
+        context.pointwiseTransposed(head, bev[1], into: headOutput)
+    }
+}
