@@ -1,7 +1,9 @@
 import Foundation
 
 /// `periphery`: a thin command line over the Periphery libraries.
-let commands: [any Command.Type] = [SelfCheckCommand.self, LUTCommand.self, DecodeCommand.self]
+let commands: [any Command.Type] = [
+    SelfCheckCommand.self, LUTCommand.self, DecodeCommand.self, ForwardCommand.self, BenchCommand.self, InfoCommand.self,
+]
 
 let usage = """
     USAGE: periphery <command> [options]

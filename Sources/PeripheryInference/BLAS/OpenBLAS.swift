@@ -159,3 +159,11 @@ package final class OpenBLAS: Sendable {
             Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
     }
 }
+
+/// The BLAS the runtime uses, for reporting.
+public enum BLASRuntime {
+    /// Loads OpenBLAS if needed and describes it.
+    ///
+    /// - Throws: `BLASError` if OpenBLAS is missing or fails its self-test.
+    public static func info() throws(BLASError) -> BLASInfo { try OpenBLAS.load().info }
+}

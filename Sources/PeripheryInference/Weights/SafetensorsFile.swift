@@ -161,21 +161,22 @@ public struct SafetensorsFile: Sendable {
         let count = info.elementCount
         let base = data.startIndex + dataStart + info.byteRange.lowerBound
         let bytes = data[base ..< base + info.byteRange.count]
+        let convert: (UnsafeRawBufferPointer, Int) -> Float
         switch info.dtype {
         case .f32:
-            return bytes.withUnsafeBytes { raw in
-                (0..<count).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
-            }
+            convert = { raw, i in Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))) }
         case .f16:
-            return bytes.withUnsafeBytes { raw in
-                (0..<count).map { HalfPrecision.float(fromHalf: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) }
-            }
+            convert = { raw, i in HalfPrecision.float(fromHalf: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))) }
         case .bf16:
-            return bytes.withUnsafeBytes { raw in
-                (0..<count).map { Float(bitPattern: UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) << 16) }
-            }
+            convert = { raw, i in Float(bitPattern: UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))) << 16) }
         default:
             throw .unsupportedDtype(tensor: name, dtype: info.dtype.rawValue)
+        }
+        return bytes.withUnsafeBytes { raw in
+            [Float](unsafeUninitializedCapacity: count) { out, initialized in
+                for i in 0..<count { out[i] = convert(raw, i) }
+                initialized = count
+            }
         }
     }
 }

@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+import PeripheryInference
+
+/// `periphery bench`: per-stage and total latency of the detector.
+enum BenchCommand: Command {
+    static let name = "bench"
+    static let summary = "Time the detector per stage (median, p95) on synthetic input."
+    static let help = """
+        USAGE: periphery bench [--weights W] [--frames N] [--warmup N] [--threads T] [--json]
+
+        Runs the detector on a synthetic normalised image (uniform in [-2, 2], fixed seed) with the
+        reference calibration (comma K, pitch -3.659 deg, height 1.20 m, forward 1.65 m), discards
+        the warm-up frames, and reports median and p95 per stage (backbone, gather, head, decode)
+        and in total, frames per second over wall-clock time, the BLAS kernel and threads.
+        Percentiles use index round((n-1)·p) of the sorted times. Preprocessing is excluded.
+
+        OPTIONS:
+          --weights W    weights file (default: Weights/safety40-random-init.safetensors)
+          --frames N     timed frames (default 50)
+          --warmup N     discarded frames first (default 5)
+          --threads T    worker threads (default: all cores)
+          --json         print one JSON object with median_ms, p95_ms, stages, threads, blas_core
+          --help         show this help
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, options: ["weights", "frames", "warmup", "threads"], flags: ["json"])
+        try args.expectNoPositional()
+        let frames = Int(try args.number("frames", default: 50, in: 1...100_000))
+        let warmup = Int(try args.number("warmup", default: 5, in: 0...10_000))
+        let detector = try Detector(weights: try Defaults.loadWeights(try Defaults.weightsPath(args)), threads: try Defaults.threads(args))
+        let lut = ProjectionLUT(calibration: CameraCalibration(try Defaults.referenceSetup()))
+        var state: UInt64 = 20_260_831
+        let image = (0..<(3 * Safety40.inputHeight * Safety40.inputWidth)).map { _ -> Float in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(state >> 40) / Float(1 << 24) * 4 - 2
+        }
+        for _ in 0..<warmup { _ = try detector.detect(image: image, lut: lut) }
+        var timings: [DetectorTimings] = []
+        timings.reserveCapacity(frames)
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<frames { timings.append(try detector.detect(image: image, lut: lut).timings) }
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+
+        func percentile(_ values: [Double], _ p: Double) -> Double {
+            let sorted = values.sorted()
+            return sorted[Int((Double(sorted.count - 1) * p).rounded())]
+        }
+        let stages: [(String, KeyPath<DetectorTimings, Double>)] = [
+            ("backbone", \.backbone), ("gather", \.gather), ("head", \.head), ("decode", \.decode),
+        ]
+        let totals = timings.map(\.total)
+        let fps = Double(frames) / wall
+        if args.flag("json") {
+            let stageJSON = stages.map { name, path in
+                let values = timings.map { $0[keyPath: path] }
+                return "\"\(name)\": {\"median_ms\": \(rounded(percentile(values, 0.5))), \"p95_ms\": \(rounded(percentile(values, 0.95)))}"
+            }.joined(separator: ", ")
+            print("{\"median_ms\": \(rounded(percentile(totals, 0.5))), \"p95_ms\": \(rounded(percentile(totals, 0.95))), \"fps\": \(rounded(fps)), \"frames\": \(frames), \"stages\": {\(stageJSON)}, \"threads\": \(detector.threads), \"blas_core\": \"\(detector.blas.coreName)\"}")
+        } else {
+            print("frames \(frames) (after \(warmup) warm-up), threads \(detector.threads), BLAS core \(detector.blas.coreName)")
+            for (name, path) in stages {
+                let values = timings.map { $0[keyPath: path] }
+                print(String(format: "  %-9@ median %8.2f ms   p95 %8.2f ms", name, percentile(values, 0.5), percentile(values, 0.95)))
+            }
+            print(String(format: "  %-9@ median %8.2f ms   p95 %8.2f ms   %.1f frames/s", "total", percentile(totals, 0.5), percentile(totals, 0.95), fps))
+        }
+        return 0
+    }
+
+    static func rounded(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import PeripheryGeometry
+import PeripheryInference
+
+/// Defaults the commands share: where the bundled weights are, and the reference camera.
+enum Defaults {
+    /// The bundled weights file, relative to the repository root.
+    static let weightsFile = "Weights/safety40-random-init.safetensors"
+
+    /// `--weights` if given, else the bundled file found from the working directory or from the
+    /// executable's location inside `.build/`.
+    static func weightsPath(_ arguments: Arguments) throws(CLIError) -> String {
+        if let path = arguments.value("weights") { return path }
+        var candidates = [weightsFile]
+        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            var directory = executable.deletingLastPathComponent()
+            for _ in 0..<4 {
+                directory = directory.deletingLastPathComponent()
+                candidates.append(directory.appendingPathComponent(weightsFile).path)
+            }
+        }
+        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw CLIError("no weights given and \(weightsFile) not found; pass --weights FILE")
+        }
+        return found
+    }
+
+    /// Loads weights, warning on stderr when they are not a trained network.
+    static func loadWeights(_ path: String) throws -> Safety40Weights {
+        let weights = try Safety40Weights(path: path)
+        if weights.metadata["trained"] == "false" {
+            printError("note: \(path) is an untrained random initialisation; its outputs are not detections of real vehicles")
+        }
+        return weights
+    }
+
+    /// The reference calibration (comma K, pitch −3.659°, height 1.20 m, 1.65 m forward), used by
+    /// the benchmark as the reference does.
+    static func referenceSetup() throws -> CameraSetup {
+        CameraSetup(
+            intrinsics: try CameraIntrinsics(fx: 910, fy: 910, cx: 582, cy: 437, width: 1164, height: 874),
+            pose: .fallback)
+    }
+
+    /// Parses `--threads`, defaulting to all cores.
+    static func threads(_ arguments: Arguments) throws(CLIError) -> Int {
+        Int(try arguments.number("threads", default: Double(ProcessInfo.processInfo.activeProcessorCount), in: 1...256))
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import PeripheryInference
+
+/// `periphery info`: model metadata and what the runtime runs on.
+enum InfoCommand: Command {
+    static let name = "info"
+    static let summary = "Show model metadata, parameter count, BLAS kernel, threads and CPU features."
+    static let help = """
+        USAGE: periphery info [--weights W]
+
+        Prints the weights' metadata and parameter count, the OpenBLAS kernel the runtime loaded
+        (and whether it was chosen from the CPU features or by OPENBLAS_CORETYPE), its self-test
+        error, the default thread count and the CPU features that matter.
+
+        OPTIONS:
+          --weights W   weights file (default: Weights/safety40-random-init.safetensors)
+          --help        show this help
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, options: ["weights"], flags: [])
+        try args.expectNoPositional()
+        let path = try Defaults.weightsPath(args)
+        let weights = try Defaults.loadWeights(path)
+        print("weights: \(path)")
+        print("parameters: \(weights.parameterCount)")
+        for key in weights.metadata.keys.sorted() { print("  \(key): \(weights.metadata[key] ?? "")") }
+        let blas = try BLASRuntime.info()
+        print("blas core: \(blas.coreName) (requested \(blas.requestedCore ?? "none"), from \(blas.source.rawValue))")
+        print("blas library: \(blas.libraryPath) [\(blas.config.trimmingCharacters(in: .whitespaces))]")
+        print("blas self-test relative error: \(String(format: "%.2e", blas.selfTestError))")
+        print("threads (default): \(ProcessInfo.processInfo.activeProcessorCount)")
+        let cpu = CPUFeatures.current
+        let interesting = ["sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512_vnni"]
+        print("cpu: \(cpu.vendor) [\(interesting.filter(cpu.flags.contains).joined(separator: " "))]")
+        return 0
+    }
+}

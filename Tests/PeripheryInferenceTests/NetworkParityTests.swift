@@ -1,0 +1,51 @@
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+@testable import PeripheryInference
+import Testing
+
+/// Whole-network parity with the independent PyTorch reference (`tools/safety40_torch.py`) on the
+/// committed weights: `Fixtures/safety40_parity.safetensors` holds the reference's image, features,
+/// volume and head outputs (float32, from `tools/make_goldens.py`; the comma calibration LUT).
+/// Tolerance: max|ours − ref| / max|ref| ≤ 1e-4 per tensor.
+@Suite(.serialized) struct NetworkParityTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixturePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/safety40_parity.safetensors").path
+    static let weightsPath = root.appendingPathComponent("Weights/safety40-random-init.safetensors").path
+
+    static func relative(_ ours: [Float], _ reference: [Float]) -> Double {
+        relativeError(ours, reference.map(Double.init))
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func matchesPyTorchReference(threads: Int) throws {
+        let fixture = try SafetensorsFile(path: Self.fixturePath)
+        let detector = try Detector(weights: try Safety40Weights(path: Self.weightsPath), threads: threads)
+        let lut = ProjectionLUT(calibration: CameraCalibration(try SelfCheckVectors.bundled().setup))
+        let (detections, _) = try detector.detect(image: try fixture.floats("image"), lut: lut)
+
+        #expect(Self.relative(detector.features, try fixture.floats("features")) <= 1e-4)
+        #expect(Self.relative(detector.volume, try fixture.floats("volume")) <= 1e-4)
+        let head = detector.headOutputs
+        #expect(Self.relative(head.classes, try fixture.floats("classes")) <= 1e-4)
+        #expect(Self.relative(head.boxes, try fixture.floats("boxes")) <= 1e-4)
+        #expect(Self.relative(head.directions, try fixture.floats("directions")) <= 1e-4)
+
+        // Identical decoded detections from our head and from the reference head.
+        let reference = Decoder.decode(try fixture.headOutputs())
+        #expect(!reference.isEmpty)
+        #expect(detections.map(\.candidate) == reference.map(\.candidate))
+        #expect(detections.map(\.label) == reference.map(\.label))
+        for (d, r) in zip(detections, reference) {
+            #expect(abs(d.x - r.x) < 1e-3 && abs(d.y - r.y) < 1e-3 && abs(d.yaw - r.yaw) < 1e-3)
+        }
+    }
+
+    @Test func rejectsWrongSizedInputs() throws {
+        let detector = try Detector(weights: try Safety40Weights(path: Self.weightsPath), threads: 1)
+        let lut = ProjectionLUT(calibration: CameraCalibration(try SelfCheckVectors.bundled().setup))
+        #expect(throws: DetectorError.wrongImageSize(expected: 3 * 256 * 512, actual: 10)) {
+            try detector.detect(image: [Float](repeating: 0, count: 10), lut: lut)
+        }
+    }
+}
