@@ -85,6 +85,7 @@ public final class Detector {
             return Double(now - mark) / 1e6
         }
         network.image.data.update(from: source, count: expected)
+        if network.profile != nil { network.profile = [] }
         network.runBackbone()
         timings.backbone = lap()
         lut.gather(
@@ -108,6 +109,15 @@ public final class Detector {
         }
         return try result.get()
     }
+
+    /// Whether `detect` records per-layer timings in `layerTimings` (off by default).
+    public var profilesLayers: Bool {
+        get { network.profile != nil }
+        set { network.profile = newValue ? [] : nil }
+    }
+
+    /// Per-layer timings of the last `detect` call, in execution order, when `profilesLayers` is on.
+    public var layerTimings: [LayerTiming] { network.profile ?? [] }
 
     /// Features `[64, 64, 128]` of the last call.
     public var features: [Float] { Array(UnsafeBufferPointer(start: network.features.data, count: network.features.count)) }

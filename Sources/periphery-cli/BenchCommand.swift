@@ -9,7 +9,7 @@ enum BenchCommand: Command {
     static let name = "bench"
     static let summary = "Time the detector per stage (median, p95) on synthetic input."
     static let help = """
-        USAGE: periphery bench [--weights W] [--frames N] [--warmup N] [--threads T] [--json]
+        USAGE: periphery bench [--weights W] [--frames N] [--warmup N] [--threads T] [--json] [--layers]
 
         Runs the detector on a synthetic normalised image (uniform in [-2, 2], fixed seed) with the
         reference calibration (comma K, pitch -3.659 deg, height 1.20 m, forward 1.65 m), discards
@@ -23,11 +23,12 @@ enum BenchCommand: Command {
           --warmup N     discarded frames first (default 5)
           --threads T    worker threads (default: all cores)
           --json         print one JSON object with median_ms, p95_ms, stages, threads, blas_core
+          --layers       also print a per-layer profile (median ms, GFLOP/s, share of the frame)
           --help         show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["weights", "frames", "warmup", "threads"], flags: ["json"])
+        let args = try Arguments(arguments, options: ["weights", "frames", "warmup", "threads"], flags: ["json", "layers"])
         try args.expectNoPositional()
         let frames = Int(try args.number("frames", default: 50, in: 1...100_000))
         let warmup = Int(try args.number("warmup", default: 5, in: 0...10_000))
@@ -39,10 +40,15 @@ enum BenchCommand: Command {
             return Float(state >> 40) / Float(1 << 24) * 4 - 2
         }
         for _ in 0..<warmup { _ = try detector.detect(image: image, lut: lut) }
+        detector.profilesLayers = args.flag("layers")
+        var layers: [[LayerTiming]] = []
         var timings: [DetectorTimings] = []
         timings.reserveCapacity(frames)
         let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<frames { timings.append(try detector.detect(image: image, lut: lut).timings) }
+        for _ in 0..<frames {
+            timings.append(try detector.detect(image: image, lut: lut).timings)
+            if detector.profilesLayers { layers.append(detector.layerTimings) }
+        }
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 
         func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -64,9 +70,18 @@ enum BenchCommand: Command {
             print("frames \(frames) (after \(warmup) warm-up), threads \(detector.threads), BLAS core \(detector.blas.coreName)")
             for (name, path) in stages {
                 let values = timings.map { $0[keyPath: path] }
-                print(String(format: "  %-9@ median %8.2f ms   p95 %8.2f ms", name, percentile(values, 0.5), percentile(values, 0.95)))
+                print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms", name.padding(toLength: 9, withPad: " ", startingAt: 0), percentile(values, 0.5), percentile(values, 0.95)))
             }
-            print(String(format: "  %-9@ median %8.2f ms   p95 %8.2f ms   %.1f frames/s", "total", percentile(totals, 0.5), percentile(totals, 0.95), fps))
+            print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms   %.1f frames/s", "total".padding(toLength: 9, withPad: " ", startingAt: 0), percentile(totals, 0.5), percentile(totals, 0.95), fps))
+            if let first = layers.first {
+                let frame = percentile(totals, 0.5)
+                print("\n  layer                                  median ms   GFLOP/s   share")
+                for (i, layer) in first.enumerated() {
+                    let ms = percentile(layers.map { $0[i].milliseconds }, 0.5)
+                    let gflops = ms > 0 ? Double(layer.flops) / ms / 1e6 : 0
+                    print(String(format: "  %@ %9.3f %9.1f %6.1f%%", layer.name.padding(toLength: 38, withPad: " ", startingAt: 0), ms, gflops, 100 * ms / frame))
+                }
+            }
         }
         return 0
     }

@@ -231,3 +231,35 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
         #expect(relativeError(got.map(Float.init), expected) <= 1e-6)
     }
 }
+
+@Suite struct WinogradTests {
+    /// 20 random shapes, including maps that are not multiples of the 4×4 tile and 1-pixel maps.
+    @Test(arguments: 0..<20)
+    func winogradMatchesNaive(_ seed: Int) throws {
+        var rng = SplitMix64(state: UInt64(seed) &+ 700)
+        let cin = rng.int(1...19), cout = rng.int(1...21), h = rng.int(1...27), w = rng.int(1...33)
+        let conv = Convolution(
+            name: "w", inChannels: cin, outChannels: cout, kernelSize: 3, stride: 1, padding: 1,
+            weights: rng.floats(cout * cin * 9), bias: rng.floats(cout))
+        let tiles = WinogradConvolution.tiles(height: h, width: w)
+        let (context, arena) = try makeContext(threads: rng.int(1...3))
+        let input = arena.tensor(cin, h, w), output = arena.tensor(cout, h, w)
+        let values = rng.floats(input.count)
+        fill(input, values)
+        let relu = seed % 2 == 0, useResidual = seed % 3 == 0
+        var residual: Tensor?, residualValues: [Float]?
+        if useResidual {
+            let r = arena.tensor(cout, h, w)
+            residualValues = rng.floats(r.count)
+            fill(r, residualValues!)
+            residual = r
+        }
+        fill(output, [Float](repeating: .nan, count: output.count))
+        context.convolve(
+            WinogradConvolution(conv), input, into: output, Epilogue(residual: residual, relu: relu),
+            transformedInput: arena.take(36 * cin * tiles), products: arena.take(36 * cout * tiles))
+        let expected = naiveConvolution(conv, values, h: h, w: w, residual: residualValues, relu: relu)
+        // F(4×4, 3×3) in float32 loses a little more than direct summation; 1e-5 relative still holds.
+        #expect(relativeError(read(output), expected) <= 1e-5, "\(cin)→\(cout) \(h)×\(w)")
+    }
+}

@@ -1,4 +1,18 @@
+import Dispatch
 import PeripheryCore
+
+/// Time spent in one layer of the network.
+public struct LayerTiming: Sendable, Hashable {
+    /// Checkpoint name of the layer, or the kernel's name for layers without weights.
+    public var name: String
+    /// Wall time, milliseconds.
+    public var milliseconds: Double
+    /// Floating-point operations (2 per multiply-add), 0 for data movement.
+    public var flops: Int
+
+    /// Achieved GFLOP/s.
+    public var gflopsPerSecond: Double { milliseconds > 0 ? Double(flops) / milliseconds / 1e6 : 0 }
+}
 
 /// The Safety40 network on one preallocated arena: image → features (backbone, FPN, fuse) and
 /// volume → candidate-major head outputs (BEV neck, anchor head). The LUT gather between the two
@@ -9,6 +23,10 @@ final class Safety40Network {
     let context: ComputeContext
     private let arena: TensorArena
     private let convs: [String: Convolution]
+    /// Winograd forms of the 3×3 stride-1 convolutions, by name.
+    private let winograd: [String: WinogradConvolution]
+    /// Winograd scratch: transformed inputs and the 36 GEMM products.
+    private let winogradInput: UnsafeMutablePointer<Float>, winogradProducts: UnsafeMutablePointer<Float>
     private let head: Convolution
 
     /// `[3, 256, 512]` normalised planar RGB input.
@@ -54,7 +72,20 @@ final class Safety40Network {
             + [(128, 41, 80), (256, 41, 80), (256, 41, 80), (256, 41, 80), (192, 21, 40), (192, 21, 40)]
             + Array(repeating: (192, 21, 40), count: 4) + [(840, 1, 120)]
         let activations = plan.reduce(0) { $0 + $1.0 * $1.1 * $1.2 + 16 }
-        arena = TensorArena(capacity: activations + max(1, threads) * (Safety40Network.scratchPerWorker + 16))
+        var winograd: [String: WinogradConvolution] = [:]
+        var inputScratch = 0, productScratch = 0
+        for (name, conv) in convs where conv.kernelSize == 3 && conv.stride == 1 {
+            guard let size = Safety40Network.mapSize[name] else { continue }
+            let tiles = WinogradConvolution.tiles(height: size.height, width: size.width)
+            winograd[name] = WinogradConvolution(conv)
+            inputScratch = max(inputScratch, 36 * conv.inChannels * tiles)
+            productScratch = max(productScratch, 36 * conv.outChannels * tiles)
+        }
+        self.winograd = winograd
+        arena = TensorArena(
+            capacity: activations + max(1, threads) * (Safety40Network.scratchPerWorker + 16) + inputScratch + productScratch + 32)
+        winogradInput = arena.take(inputScratch)
+        winogradProducts = arena.take(productScratch)
         context = ComputeContext(blas: blas, threads: threads, arena: arena, scratchCount: Safety40Network.scratchPerWorker)
 
         image = arena.tensor(3, h, w)
@@ -84,14 +115,50 @@ final class Safety40Network {
         return conv
     }
 
+    /// Per-layer timings of the last pass, when enabled (`nil` keeps the hot path free of clocks).
+    var profile: [LayerTiming]?
+
     private func run(_ name: String, _ input: Tensor, _ output: Tensor, residual: Tensor? = nil, relu: Bool) {
-        context.convolve(conv(name), input, into: output, Epilogue(residual: residual, relu: relu))
+        let convolution = conv(name), epilogue = Epilogue(residual: residual, relu: relu)
+        timed(name, flops: 2 * convolution.outChannels * convolution.reduction * output.plane) {
+            if let fast = winograd[name] {
+                context.convolve(fast, input, into: output, epilogue, transformedInput: winogradInput, products: winogradProducts)
+            } else {
+                context.convolve(convolution, input, into: output, epilogue)
+            }
+        }
+    }
+
+    /// Output map size of each 3×3 stride-1 convolution (they keep their input size).
+    static let mapSize: [String: (height: Int, width: Int)] = {
+        var sizes: [String: (height: Int, width: Int)] = [:]
+        let h = Safety40.inputHeight, w = Safety40.inputWidth
+        for (stage, _) in Safety40Architecture.stageChannels.enumerated() {
+            let size = (height: h / (4 << stage), width: w / (4 << stage))
+            let prefix = "backbone.layer\(stage + 1)."
+            for name in ["0.conv2", "1.conv1", "1.conv2"] + (stage == 0 ? ["0.conv1"] : []) { sizes[prefix + name] = size }
+            sizes["neck.fpn_convs.\(stage).conv"] = size
+        }
+        sizes["neck_fuse_0"] = (h / 4, w / 4)
+        for name in ["0.conv0.conv", "0.conv1.conv"] { sizes["neck_3d.model." + name] = (41, 80) }
+        for name in ["2.conv0.conv", "2.conv1.conv", "3.conv", "4.conv0.conv", "4.conv1.conv", "5.conv"] {
+            sizes["neck_3d.model." + name] = (21, 40)
+        }
+        return sizes
+    }()
+
+    private func timed(_ name: String, flops: Int = 0, _ body: () -> Void) {
+        guard profile != nil else { return body() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        profile?.append(LayerTiming(name: name, milliseconds: elapsed, flops: flops))
     }
 
     /// `image` → `features`: ResNet-18, FPN, bilinear fuse.
     func runBackbone() {
         run("backbone.conv1", image, stem, relu: true)
-        context.maxPool(stem, into: pooled)
+        timed("maxpool") { context.maxPool(stem, into: pooled) }
         var input = pooled
         for (i, stage) in stages.enumerated() {
             let prefix = "backbone.layer\(i + 1)."
@@ -109,19 +176,23 @@ final class Safety40Network {
             input = stage.block1
         }
         for i in 0..<4 { run("neck.lateral_convs.\(i).conv", stages[i].block1, laterals[i], relu: false) }
-        for i in stride(from: 3, to: 0, by: -1) { context.addNearestUpsampled(laterals[i], into: laterals[i - 1]) }
+        timed("fpn.top_down") {
+            for i in stride(from: 3, to: 0, by: -1) { context.addNearestUpsampled(laterals[i], into: laterals[i - 1]) }
+        }
         // P0 goes straight into its concat slice; P1…P3 are resized into theirs.
         run("neck.fpn_convs.0.conv", laterals[0], concat.channels(0..<64), relu: false)
         for i in 1..<4 {
             run("neck.fpn_convs.\(i).conv", laterals[i], pyramid[i], relu: false)
-            context.resizeBilinear(pyramid[i], into: concat.channels(64 * i ..< 64 * (i + 1)))
+            timed("fuse.bilinear.\(i)") { context.resizeBilinear(pyramid[i], into: concat.channels(64 * i ..< 64 * (i + 1))) }
         }
         run("neck_fuse_0", concat, features, relu: false)
     }
 
     /// `volume` → `headOutput`: space-to-channel, BEV neck, fused anchor head.
     func runHead() {
-        context.spaceToChannel(volume: volume.data, channels: 64, depth: Safety40.voxelCountZ, into: bevInput)
+        timed("neck_3d.space_to_channel") {
+            context.spaceToChannel(volume: volume.data, channels: 64, depth: Safety40.voxelCountZ, into: bevInput)
+        }
         run("neck_3d.fuse", bevInput, bevFused, relu: false)
         run("neck_3d.model.0.conv0.conv", bevFused, bevTemporary256, relu: true)
         run("neck_3d.model.0.conv1.conv", bevTemporary256, bevOut256, residual: bevFused, relu: true)
@@ -132,6 +203,8 @@ final class Safety40Network {
         run("neck_3d.model.4.conv0.conv", bev[2], bevTemporary192, relu: true)
         run("neck_3d.model.4.conv1.conv", bevTemporary192, bev[3], residual: bev[2], relu: true)
         run("neck_3d.model.5.conv", bev[3], bev[1], relu: true)
-        context.pointwiseTransposed(head, bev[1], into: headOutput)
+        timed("bbox_head", flops: 2 * head.outChannels * head.inChannels * bev[1].plane) {
+            context.pointwiseTransposed(head, bev[1], into: headOutput)
+        }
     }
 }

@@ -1,0 +1,214 @@
+/// Winograd F(4×4, 3×3) for 3×3, stride 1, padding 1 convolutions (Lavin & Gray, interpolation
+/// points 0, ±1, ±2, ∞).
+///
+/// Each 4×4 output tile is `Aᵀ [ Σ_ci (G g Gᵀ) ⊙ (Bᵀ d Bᵀᵀ) ] A` for the 6×6 input patch `d` at
+/// `(4·ty − 1, 4·tx − 1)`: 36 multiplies per tile and channel pair instead of 144. The sum over input
+/// channels is 36 independent GEMMs, `M[ξ] [Cout × T] = U[ξ] [Cout × Cin] · V[ξ] [Cin × T]` over the
+/// T tiles, run through OpenBLAS. Weights are transformed once at load (in Double).
+struct WinogradConvolution: Sendable {
+    let name: String
+    let inChannels: Int
+    let outChannels: Int
+    /// `U[ξ][co][ci]`, ξ = 6·row + column of the transformed 6×6 kernel: `[36, Cout, Cin]`.
+    let transformedWeights: [Float]
+    /// `[Cout]`.
+    let bias: [Float]
+
+    /// Tile edge of the output.
+    static let tile = 4
+    /// Transformed tile edge (tile + kernel − 1).
+    static let alpha = 6
+
+    /// Transforms the weights of a 3×3, stride 1, padding 1 convolution.
+    init(_ conv: Convolution) {
+        precondition(conv.kernelSize == 3 && conv.stride == 1 && conv.padding == 1, "\(conv.name): Winograd needs 3×3/s1/p1")
+        let g: [[Double]] = [
+            [1.0 / 4, 0, 0], [-1.0 / 6, -1.0 / 6, -1.0 / 6], [-1.0 / 6, 1.0 / 6, -1.0 / 6],
+            [1.0 / 24, 1.0 / 12, 1.0 / 6], [1.0 / 24, -1.0 / 12, 1.0 / 6], [0, 0, 1],
+        ]
+        let (cin, cout) = (conv.inChannels, conv.outChannels)
+        var u = [Float](repeating: 0, count: 36 * cout * cin)
+        for co in 0..<cout {
+            for ci in 0..<cin {
+                let w = (0..<9).map { Double(conv.weights[(co * cin + ci) * 9 + $0]) }
+                // G·w (6×3), then (G·w)·Gᵀ (6×6).
+                var gw = [Double](repeating: 0, count: 18)
+                for r in 0..<6 { for c in 0..<3 { gw[r * 3 + c] = (0..<3).reduce(0) { $0 + g[r][$1] * w[$1 * 3 + c] } } }
+                for r in 0..<6 {
+                    for c in 0..<6 {
+                        let value = (0..<3).reduce(0) { $0 + gw[r * 3 + $1] * g[c][$1] }
+                        u[((r * 6 + c) * cout + co) * cin + ci] = Float(value)
+                    }
+                }
+            }
+        }
+        name = conv.name
+        inChannels = cin
+        outChannels = cout
+        transformedWeights = u
+        bias = conv.bias
+    }
+
+    /// Tiles covering an `height × width` output.
+    static func tiles(height: Int, width: Int) -> Int { ((height + 3) / 4) * ((width + 3) / 4) }
+}
+
+extension ComputeContext {
+    /// Runs a Winograd convolution `input [Cin, H, W]` → `output [Cout, H, W]` with the epilogue.
+    ///
+    /// - Parameters:
+    ///   - transformedInput: scratch of at least `36 · Cin · T` floats.
+    ///   - products: scratch of at least `36 · Cout · T` floats.
+    func convolve(
+        _ conv: WinogradConvolution, _ input: Tensor, into output: Tensor, _ epilogue: Epilogue,
+        transformedInput v: UnsafeMutablePointer<Float>, products m: UnsafeMutablePointer<Float>
+    ) {
+        precondition(input.channels == conv.inChannels && output.channels == conv.outChannels
+                     && input.height == output.height && input.width == output.width, "\(conv.name): shapes")
+        let (h, w, cin, cout) = (input.height, input.width, conv.inChannels, conv.outChannels)
+        let tilesX = (w + 3) / 4, tiles = WinogradConvolution.tiles(height: h, width: w)
+
+        // V[ξ][ci][t] = (Bᵀ d B)[ξ], split over input channels, one row of tiles at a time.
+        let padded = 4 * tilesX + 2, phase = tilesX + 1
+        parallelRanges(cin) { channels in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: 12 * padded + 4 * phase) { buffer in
+                guard let rows = buffer.baseAddress else { return }
+                let columns = rows + 6 * padded, phases = columns + 6 * padded
+                for ci in channels {
+                    let plane = input.data + ci * input.plane
+                    for ty in 0..<(tiles / tilesX) {
+                        // The 6 input rows of this tile row, x from −1 to 4·tilesX, zero outside the map.
+                        for r in 0..<6 {
+                            let y = 4 * ty - 1 + r, row = rows + r * padded
+                            row.update(repeating: 0, count: padded)
+                            if y >= 0 && y < h { (row + 1).update(from: plane + y * w, count: w) }
+                        }
+                        // Bᵀ over the rows, for every x at once.
+                        inputTransform(rows, stride: padded, into: columns, outStride: padded, count: padded)
+                        let stride = cin * tiles, target = v + ci * tiles + ty * tilesX
+                        for rho in 0..<6 {
+                            // Tile tx reads columns 4·tx … 4·tx + 5; split the row into its 4 phases so
+                            // that each tap is a contiguous vector over tx.
+                            let source = columns + rho * padded
+                            for p in 0..<4 {
+                                let out = phases + p * phase
+                                for k in 0..<phase where 4 * k + p < padded { out[k] = source[4 * k + p] }
+                            }
+                            inputRowTransform(phases, phase: phase, into: target + rho * 6 * stride, outStride: stride, count: tilesX)
+                        }
+                    }
+                }
+            }
+        }
+
+        // M[ξ] = U[ξ] · V[ξ], the 36 GEMMs split between workers.
+        conv.transformedWeights.withUnsafeBufferPointer { weights in
+            guard let u = weights.baseAddress else { return }
+            parallelRanges(36) { positions in
+                for xi in positions {
+                    blas.sgemm(
+                        m: cout, n: tiles, k: cin, a: u + xi * cout * cin, lda: cin,
+                        b: v + xi * cin * tiles, ldb: tiles, beta: 0, c: m + xi * cout * tiles, ldc: tiles)
+                }
+            }
+        }
+
+        // Y = Aᵀ M A per tile, cropped to the map, then bias, residual and ReLU; split over output
+        // channels, one row of tiles at a time, vectorised over the tiles of the row.
+        conv.bias.withUnsafeBufferPointer { biasBuffer in
+            guard let bias = biasBuffer.baseAddress else { return }
+            parallelRanges(cout) { channels in
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: 40 * tilesX + 4 * tilesX) { buffer in
+                    guard let z = buffer.baseAddress else { return }
+                    let y = z + 24 * tilesX, line = y + 16 * tilesX
+                    let stride = cout * tiles
+                    for co in channels {
+                        let out = output.data + co * output.plane
+                        let residual = epilogue.residual.map { $0.data + co * output.plane }
+                        let b = bias[co]
+                        for ty in 0..<(tiles / tilesX) {
+                            let source = m + co * tiles + ty * tilesX
+                            // Z[a][c] = Σ_r Aᵀ[a][r] M[r][c], then Y[a][b] = Σ_c Z[a][c] A[c][b].
+                            for c in 0..<6 {
+                                outputTransform(source + c * stride, stride: 6 * stride, into: z + c * tilesX, outStride: 6 * tilesX, count: tilesX)
+                            }
+                            for a in 0..<4 {
+                                outputTransform(z + a * 6 * tilesX, stride: tilesX, into: y + a * 4 * tilesX, outStride: tilesX, count: tilesX)
+                            }
+                            for a in 0..<4 where 4 * ty + a < h {
+                                // Interleave the 4 column phases into one output row, then the epilogue.
+                                let rowY = y + a * 4 * tilesX
+                                for tx in 0..<tilesX {
+                                    line[4 * tx] = rowY[tx]
+                                    line[4 * tx + 1] = rowY[tilesX + tx]
+                                    line[4 * tx + 2] = rowY[2 * tilesX + tx]
+                                    line[4 * tx + 3] = rowY[3 * tilesX + tx]
+                                }
+                                let at = (4 * ty + a) * w, row = out + at
+                                if let residual {
+                                    let res = residual + at
+                                    if epilogue.relu {
+                                        for x in 0..<w { row[x] = max(line[x] + b + res[x], 0) }
+                                    } else {
+                                        for x in 0..<w { row[x] = line[x] + b + res[x] }
+                                    }
+                                } else if epilogue.relu {
+                                    for x in 0..<w { row[x] = max(line[x] + b, 0) }
+                                } else {
+                                    for x in 0..<w { row[x] = line[x] + b }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `Bᵀ · x` over 6 vectors of `count` elements (vector r at `x + r·stride`), into 6 vectors at `y + ρ·outStride`.
+@inline(__always)
+private func inputTransform(_ x: UnsafePointer<Float>, stride: Int, into y: UnsafeMutablePointer<Float>, outStride: Int, count: Int) {
+    let x0 = x, x1 = x + stride, x2 = x + 2 * stride, x3 = x + 3 * stride, x4 = x + 4 * stride, x5 = x + 5 * stride
+    let y0 = y, y1 = y + outStride, y2 = y + 2 * outStride, y3 = y + 3 * outStride, y4 = y + 4 * outStride, y5 = y + 5 * outStride
+    for i in 0..<count {
+        let d0 = x0[i], d1 = x1[i], d2 = x2[i], d3 = x3[i], d4 = x4[i], d5 = x5[i]
+        y0[i] = 4 * d0 - 5 * d2 + d4
+        y1[i] = -4 * d1 - 4 * d2 + d3 + d4
+        y2[i] = 4 * d1 - 4 * d2 - d3 + d4
+        y3[i] = -2 * d1 - d2 + 2 * d3 + d4
+        y4[i] = 2 * d1 - d2 - 2 * d3 + d4
+        y5[i] = 4 * d1 - 5 * d3 + d5
+    }
+}
+
+/// `· B` along a row for every tile of a tile row: taps 0…5 of tile tx are phases 0–3 at tx and
+/// phases 0–1 at tx + 1. Writes the 6 outputs at `y + c·outStride`, contiguous over tx.
+@inline(__always)
+private func inputRowTransform(_ phases: UnsafePointer<Float>, phase: Int, into y: UnsafeMutablePointer<Float>, outStride: Int, count: Int) {
+    let p0 = phases, p1 = phases + phase, p2 = phases + 2 * phase, p3 = phases + 3 * phase
+    let y0 = y, y1 = y + outStride, y2 = y + 2 * outStride, y3 = y + 3 * outStride, y4 = y + 4 * outStride, y5 = y + 5 * outStride
+    for t in 0..<count {
+        let d0 = p0[t], d1 = p1[t], d2 = p2[t], d3 = p3[t], d4 = p0[t + 1], d5 = p1[t + 1]
+        y0[t] = 4 * d0 - 5 * d2 + d4
+        y1[t] = -4 * d1 - 4 * d2 + d3 + d4
+        y2[t] = 4 * d1 - 4 * d2 - d3 + d4
+        y3[t] = -2 * d1 - d2 + 2 * d3 + d4
+        y4[t] = 2 * d1 - d2 - 2 * d3 + d4
+        y5[t] = 4 * d1 - 5 * d3 + d5
+    }
+}
+
+/// `Aᵀ · x` over 6 vectors of `count` elements (vector r at `x + r·stride`), into 4 vectors at `y + a·outStride`.
+@inline(__always)
+private func outputTransform(_ x: UnsafePointer<Float>, stride: Int, into y: UnsafeMutablePointer<Float>, outStride: Int, count: Int) {
+    let x0 = x, x1 = x + stride, x2 = x + 2 * stride, x3 = x + 3 * stride, x4 = x + 4 * stride, x5 = x + 5 * stride
+    let y0 = y, y1 = y + outStride, y2 = y + 2 * outStride, y3 = y + 3 * outStride
+    for i in 0..<count {
+        let s0 = x0[i], s1 = x1[i], s2 = x2[i], s3 = x3[i], s4 = x4[i], s5 = x5[i]
+        y0[i] = s0 + s1 + s2 + s3 + s4
+        y1[i] = s1 - s2 + 2 * (s3 - s4)
+        y2[i] = s1 + s2 + 4 * (s3 + s4)
+        y3[i] = s1 - s2 + 8 * (s3 - s4) + s5
+    }
+}
