@@ -1,21 +1,32 @@
 extension ComputeContext {
-    /// Max pooling, `[C, H, W]` → `[C, H', W']`, window `size`, `stride`, `padding` with −∞ padding
-    /// (so a window never takes a padded value). Split over channels.
-    func maxPool(_ input: Tensor, into output: Tensor, size: Int = 3, stride: Int = 2, padding: Int = 1) {
-        precondition(input.channels == output.channels, "max pool channels")
+    /// Max pooling 3×3, stride 2, padding 1 with −∞ padding: `[C, H, W]` → `[C, ⌈H/2⌉, ⌈W/2⌉]`.
+    ///
+    /// Separable: each input row is split into its even and odd columns so that the horizontal
+    /// window `max(odd[x−1], even[x], odd[x])` is three contiguous vectors, then three such rows
+    /// are combined vertically. Split over channels.
+    func maxPool3x3Stride2(_ input: Tensor, into output: Tensor) {
+        let (h, w, oh, ow) = (input.height, input.width, output.height, output.width)
+        precondition(input.channels == output.channels && oh == (h + 1) / 2 && ow == (w + 1) / 2, "max pool shapes")
         parallelRanges(input.channels) { channels in
-            for c in channels {
-                let src = input.data + c * input.plane, dst = output.data + c * output.plane
-                for oy in 0..<output.height {
-                    let y0 = max(oy * stride - padding, 0), y1 = min(oy * stride - padding + size, input.height)
-                    for ox in 0..<output.width {
-                        let x0 = max(ox * stride - padding, 0), x1 = min(ox * stride - padding + size, input.width)
-                        var best = -Float.infinity
-                        for y in y0..<y1 {
-                            let row = src + y * input.width
-                            for x in x0..<x1 { best = max(best, row[x]) }
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * (ow + 1) + ow) { buffer in
+                guard let even = buffer.baseAddress else { return }
+                // odd[-1] is the left padding: the buffer starts one element early.
+                let oddBase = even + ow, odd = oddBase + 1, row = odd + ow
+                oddBase[0] = -.infinity
+                for c in channels {
+                    let src = input.data + c * input.plane, dst = output.data + c * output.plane
+                    for oy in 0..<oh {
+                        let out = dst + oy * ow
+                        out.update(repeating: -.infinity, count: ow)
+                        for y in max(2 * oy - 1, 0)...min(2 * oy + 1, h - 1) {
+                            let line = src + y * w
+                            for x in 0..<ow {
+                                even[x] = line[2 * x]
+                                odd[x] = 2 * x + 1 < w ? line[2 * x + 1] : -.infinity
+                            }
+                            for x in 0..<ow { row[x] = max(max(oddBase[x], even[x]), odd[x]) }
+                            for x in 0..<ow { out[x] = max(out[x], row[x]) }
                         }
-                        dst[oy * output.width + ox] = best
                     }
                 }
             }

@@ -48,115 +48,177 @@ struct WinogradConvolution: Sendable {
         transformedWeights = u
         bias = conv.bias
     }
+}
 
-    /// Tiles covering an `height × width` output.
-    static func tiles(height: Int, width: Int) -> Int { ((height + 3) / 4) * ((width + 3) / 4) }
+/// How a Winograd convolution on one map size is split between workers.
+struct WinogradPlan {
+    /// Tiles per row of tiles.
+    let tilesX: Int
+    /// Rows of tiles.
+    let tilesY: Int
+    /// Independent blocks of tile rows, each transformed, multiplied and inverse-transformed by one
+    /// worker while its buffers are still in cache; 0 when the map is too small to split that way
+    /// (then each phase is split between workers instead).
+    let blocks: Int
+
+    /// Tiles per block the GEMMs should see: enough to amortise streaming U[ξ] through the cache.
+    static let targetBlockTiles = 96
+
+    init(height: Int, width: Int, threads: Int) {
+        tilesX = (width + 3) / 4
+        tilesY = (height + 3) / 4
+        let tiles = tilesX * tilesY
+        let wanted = max(1, (tiles + WinogradPlan.targetBlockTiles / 2) / WinogradPlan.targetBlockTiles)
+        let rounded = ((wanted + threads - 1) / threads) * threads
+        blocks = tilesY >= 2 * threads && tiles >= threads * WinogradPlan.targetBlockTiles / 2 ? min(rounded, tilesY) : 0
+    }
+
+    /// Tile rows of block `index`.
+    func rows(ofBlock index: Int) -> Range<Int> { ComputeContext.part(index, of: blocks, count: tilesY) }
+
+    /// Largest number of tiles one buffer holds: a block, or the whole map without blocks.
+    var bufferTiles: Int { blocks == 0 ? tilesX * tilesY : ((tilesY + blocks - 1) / blocks) * tilesX }
 }
 
 extension ComputeContext {
     /// Runs a Winograd convolution `input [Cin, H, W]` → `output [Cout, H, W]` with the epilogue.
     ///
+    /// Large maps are cut into blocks of tile rows that each worker takes through all three phases
+    /// on its own buffers, so transformed data stays in cache; small maps run each phase split
+    /// between workers (input channels, the 36 GEMMs, output channels) on shared buffers.
+    ///
     /// - Parameters:
-    ///   - transformedInput: scratch of at least `36 · Cin · T` floats.
-    ///   - products: scratch of at least `36 · Cout · T` floats.
+    ///   - transformed: per worker (blocks) or one shared (no blocks) scratch of
+    ///     `36 · Cin · plan.bufferTiles` floats.
+    ///   - products: likewise, `36 · Cout · plan.bufferTiles` floats.
     func convolve(
         _ conv: WinogradConvolution, _ input: Tensor, into output: Tensor, _ epilogue: Epilogue,
-        transformedInput v: UnsafeMutablePointer<Float>, products m: UnsafeMutablePointer<Float>
+        transformed: [UnsafeMutablePointer<Float>], products: [UnsafeMutablePointer<Float>]
     ) {
         precondition(input.channels == conv.inChannels && output.channels == conv.outChannels
                      && input.height == output.height && input.width == output.width, "\(conv.name): shapes")
-        let (h, w, cin, cout) = (input.height, input.width, conv.inChannels, conv.outChannels)
-        let tilesX = (w + 3) / 4, tiles = WinogradConvolution.tiles(height: h, width: w)
+        let plan = WinogradPlan(height: input.height, width: input.width, threads: threads)
+        let all = 0..<plan.tilesY
+        if plan.blocks > 0 {
+            parallel { worker in
+                var block = worker
+                while block < plan.blocks {
+                    let rows = plan.rows(ofBlock: block), n = rows.count * plan.tilesX
+                    winogradInput(conv, input, plan, rows: rows, channels: 0..<conv.inChannels, into: transformed[worker], tiles: n)
+                    winogradProducts(conv, positions: 0..<36, transformed[worker], into: products[worker], tiles: n)
+                    winogradOutput(conv, output, epilogue, plan, rows: rows, channels: 0..<conv.outChannels, from: products[worker], tiles: n)
+                    block += threads
+                }
+            }
+        } else {
+            let n = plan.tilesX * plan.tilesY
+            parallelRanges(conv.inChannels) { winogradInput(conv, input, plan, rows: all, channels: $0, into: transformed[0], tiles: n) }
+            parallelRanges(36) { winogradProducts(conv, positions: $0, transformed[0], into: products[0], tiles: n) }
+            parallelRanges(conv.outChannels) { winogradOutput(conv, output, epilogue, plan, rows: all, channels: $0, from: products[0], tiles: n) }
+        }
+    }
 
-        // V[ξ][ci][t] = (Bᵀ d B)[ξ], split over input channels, one row of tiles at a time.
-        let padded = 4 * tilesX + 2, phase = tilesX + 1
-        parallelRanges(cin) { channels in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: 12 * padded + 4 * phase) { buffer in
-                guard let rows = buffer.baseAddress else { return }
-                let columns = rows + 6 * padded, phases = columns + 6 * padded
-                for ci in channels {
-                    let plane = input.data + ci * input.plane
-                    for ty in 0..<(tiles / tilesX) {
-                        // The 6 input rows of this tile row, x from −1 to 4·tilesX, zero outside the map.
-                        for r in 0..<6 {
-                            let y = 4 * ty - 1 + r, row = rows + r * padded
-                            row.update(repeating: 0, count: padded)
-                            if y >= 0 && y < h { (row + 1).update(from: plane + y * w, count: w) }
+    /// `V[ξ][ci][j] = (Bᵀ d B)[ξ]` for tile rows `rows` and input channels `channels`, where
+    /// `j = (ty − rows.lowerBound)·tilesX + tx` and the buffer holds `tiles` tiles per (ξ, ci).
+    private func winogradInput(
+        _ conv: WinogradConvolution, _ input: Tensor, _ plan: WinogradPlan, rows tileRows: Range<Int>, channels: Range<Int>,
+        into v: UnsafeMutablePointer<Float>, tiles: Int
+    ) {
+        let (h, w, tilesX) = (input.height, input.width, plan.tilesX)
+        let padded = 4 * tilesX + 2, phase = tilesX + 1, stride = conv.inChannels * tiles
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 12 * padded + 4 * phase) { buffer in
+            guard let rows = buffer.baseAddress else { return }
+            let columns = rows + 6 * padded, phases = columns + 6 * padded
+            for ci in channels {
+                let plane = input.data + ci * input.plane
+                for ty in tileRows {
+                    // The 6 input rows of this tile row, x from −1 to 4·tilesX, zero outside the map.
+                    for r in 0..<6 {
+                        let y = 4 * ty - 1 + r, row = rows + r * padded
+                        row.update(repeating: 0, count: padded)
+                        if y >= 0 && y < h { (row + 1).update(from: plane + y * w, count: w) }
+                    }
+                    // Bᵀ over the rows, for every x at once.
+                    inputTransform(rows, stride: padded, into: columns, outStride: padded, count: padded)
+                    let target = v + ci * tiles + (ty - tileRows.lowerBound) * tilesX
+                    for rho in 0..<6 {
+                        // Tile tx reads columns 4·tx … 4·tx + 5; split the row into its 4 phases so
+                        // that each tap is a contiguous vector over tx.
+                        let source = columns + rho * padded
+                        for p in 0..<4 {
+                            let out = phases + p * phase
+                            for k in 0..<phase where 4 * k + p < padded { out[k] = source[4 * k + p] }
                         }
-                        // Bᵀ over the rows, for every x at once.
-                        inputTransform(rows, stride: padded, into: columns, outStride: padded, count: padded)
-                        let stride = cin * tiles, target = v + ci * tiles + ty * tilesX
-                        for rho in 0..<6 {
-                            // Tile tx reads columns 4·tx … 4·tx + 5; split the row into its 4 phases so
-                            // that each tap is a contiguous vector over tx.
-                            let source = columns + rho * padded
-                            for p in 0..<4 {
-                                let out = phases + p * phase
-                                for k in 0..<phase where 4 * k + p < padded { out[k] = source[4 * k + p] }
-                            }
-                            inputRowTransform(phases, phase: phase, into: target + rho * 6 * stride, outStride: stride, count: tilesX)
-                        }
+                        inputRowTransform(phases, phase: phase, into: target + rho * 6 * stride, outStride: stride, count: tilesX)
                     }
                 }
             }
         }
+    }
 
-        // M[ξ] = U[ξ] · V[ξ], the 36 GEMMs split between workers.
+    /// `M[ξ] [Cout × tiles] = U[ξ] [Cout × Cin] · V[ξ] [Cin × tiles]` for ξ in `positions`.
+    private func winogradProducts(
+        _ conv: WinogradConvolution, positions: Range<Int>, _ v: UnsafeMutablePointer<Float>,
+        into m: UnsafeMutablePointer<Float>, tiles: Int
+    ) {
+        let (cin, cout) = (conv.inChannels, conv.outChannels)
         conv.transformedWeights.withUnsafeBufferPointer { weights in
             guard let u = weights.baseAddress else { return }
-            parallelRanges(36) { positions in
-                for xi in positions {
-                    blas.sgemm(
-                        m: cout, n: tiles, k: cin, a: u + xi * cout * cin, lda: cin,
-                        b: v + xi * cin * tiles, ldb: tiles, beta: 0, c: m + xi * cout * tiles, ldc: tiles)
-                }
+            for xi in positions {
+                blas.sgemm(
+                    m: cout, n: tiles, k: cin, a: u + xi * cout * cin, lda: cin,
+                    b: v + xi * cin * tiles, ldb: tiles, beta: 0, c: m + xi * cout * tiles, ldc: tiles)
             }
         }
+    }
 
-        // Y = Aᵀ M A per tile, cropped to the map, then bias, residual and ReLU; split over output
-        // channels, one row of tiles at a time, vectorised over the tiles of the row.
+    /// `Y = Aᵀ M A` for tile rows `rows` and output channels `channels`, cropped to the map, then
+    /// bias, residual and ReLU; vectorised over the tiles of a row.
+    private func winogradOutput(
+        _ conv: WinogradConvolution, _ output: Tensor, _ epilogue: Epilogue, _ plan: WinogradPlan,
+        rows tileRows: Range<Int>, channels: Range<Int>, from m: UnsafeMutablePointer<Float>, tiles: Int
+    ) {
+        let (h, w, tilesX) = (output.height, output.width, plan.tilesX)
+        let stride = conv.outChannels * tiles
         conv.bias.withUnsafeBufferPointer { biasBuffer in
             guard let bias = biasBuffer.baseAddress else { return }
-            parallelRanges(cout) { channels in
-                withUnsafeTemporaryAllocation(of: Float.self, capacity: 40 * tilesX + 4 * tilesX) { buffer in
-                    guard let z = buffer.baseAddress else { return }
-                    let y = z + 24 * tilesX, line = y + 16 * tilesX
-                    let stride = cout * tiles
-                    for co in channels {
-                        let out = output.data + co * output.plane
-                        let residual = epilogue.residual.map { $0.data + co * output.plane }
-                        let b = bias[co]
-                        for ty in 0..<(tiles / tilesX) {
-                            let source = m + co * tiles + ty * tilesX
-                            // Z[a][c] = Σ_r Aᵀ[a][r] M[r][c], then Y[a][b] = Σ_c Z[a][c] A[c][b].
-                            for c in 0..<6 {
-                                outputTransform(source + c * stride, stride: 6 * stride, into: z + c * tilesX, outStride: 6 * tilesX, count: tilesX)
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: 44 * tilesX) { buffer in
+                guard let z = buffer.baseAddress else { return }
+                let y = z + 24 * tilesX, line = y + 16 * tilesX
+                for co in channels {
+                    let out = output.data + co * output.plane
+                    let residual = epilogue.residual.map { $0.data + co * output.plane }
+                    let b = bias[co]
+                    for ty in tileRows {
+                        let source = m + co * tiles + (ty - tileRows.lowerBound) * tilesX
+                        // Z[a][c] = Σ_r Aᵀ[a][r] M[r][c], then Y[a][b] = Σ_c Z[a][c] A[c][b].
+                        for c in 0..<6 {
+                            outputTransform(source + c * stride, stride: 6 * stride, into: z + c * tilesX, outStride: 6 * tilesX, count: tilesX)
+                        }
+                        for a in 0..<4 {
+                            outputTransform(z + a * 6 * tilesX, stride: tilesX, into: y + a * 4 * tilesX, outStride: tilesX, count: tilesX)
+                        }
+                        for a in 0..<4 where 4 * ty + a < h {
+                            // Interleave the 4 column phases into one output row, then the epilogue.
+                            let rowY = y + a * 4 * tilesX
+                            for tx in 0..<tilesX {
+                                line[4 * tx] = rowY[tx]
+                                line[4 * tx + 1] = rowY[tilesX + tx]
+                                line[4 * tx + 2] = rowY[2 * tilesX + tx]
+                                line[4 * tx + 3] = rowY[3 * tilesX + tx]
                             }
-                            for a in 0..<4 {
-                                outputTransform(z + a * 6 * tilesX, stride: tilesX, into: y + a * 4 * tilesX, outStride: tilesX, count: tilesX)
-                            }
-                            for a in 0..<4 where 4 * ty + a < h {
-                                // Interleave the 4 column phases into one output row, then the epilogue.
-                                let rowY = y + a * 4 * tilesX
-                                for tx in 0..<tilesX {
-                                    line[4 * tx] = rowY[tx]
-                                    line[4 * tx + 1] = rowY[tilesX + tx]
-                                    line[4 * tx + 2] = rowY[2 * tilesX + tx]
-                                    line[4 * tx + 3] = rowY[3 * tilesX + tx]
-                                }
-                                let at = (4 * ty + a) * w, row = out + at
-                                if let residual {
-                                    let res = residual + at
-                                    if epilogue.relu {
-                                        for x in 0..<w { row[x] = max(line[x] + b + res[x], 0) }
-                                    } else {
-                                        for x in 0..<w { row[x] = line[x] + b + res[x] }
-                                    }
-                                } else if epilogue.relu {
-                                    for x in 0..<w { row[x] = max(line[x] + b, 0) }
+                            let at = (4 * ty + a) * w, row = out + at
+                            if let residual {
+                                let res = residual + at
+                                if epilogue.relu {
+                                    for x in 0..<w { row[x] = max(line[x] + b + res[x], 0) }
                                 } else {
-                                    for x in 0..<w { row[x] = line[x] + b }
+                                    for x in 0..<w { row[x] = line[x] + b + res[x] }
                                 }
+                            } else if epilogue.relu {
+                                for x in 0..<w { row[x] = max(line[x] + b, 0) }
+                            } else {
+                                for x in 0..<w { row[x] = line[x] + b }
                             }
                         }
                     }

@@ -25,8 +25,8 @@ final class Safety40Network {
     private let convs: [String: Convolution]
     /// Winograd forms of the 3×3 stride-1 convolutions, by name.
     private let winograd: [String: WinogradConvolution]
-    /// Winograd scratch: transformed inputs and the 36 GEMM products.
-    private let winogradInput: UnsafeMutablePointer<Float>, winogradProducts: UnsafeMutablePointer<Float>
+    /// Winograd scratch: transformed inputs and the 36 GEMM products, one pair per worker.
+    private let winogradInput: [UnsafeMutablePointer<Float>], winogradProducts: [UnsafeMutablePointer<Float>]
     private let head: Convolution
 
     /// `[3, 256, 512]` normalised planar RGB input.
@@ -76,16 +76,17 @@ final class Safety40Network {
         var inputScratch = 0, productScratch = 0
         for (name, conv) in convs where conv.kernelSize == 3 && conv.stride == 1 {
             guard let size = Safety40Network.mapSize[name] else { continue }
-            let tiles = WinogradConvolution.tiles(height: size.height, width: size.width)
+            let tiles = WinogradPlan(height: size.height, width: size.width, threads: max(1, threads)).bufferTiles
             winograd[name] = WinogradConvolution(conv)
             inputScratch = max(inputScratch, 36 * conv.inChannels * tiles)
             productScratch = max(productScratch, 36 * conv.outChannels * tiles)
         }
         self.winograd = winograd
+        let workers = max(1, threads)
         arena = TensorArena(
-            capacity: activations + max(1, threads) * (Safety40Network.scratchPerWorker + 16) + inputScratch + productScratch + 32)
-        winogradInput = arena.take(inputScratch)
-        winogradProducts = arena.take(productScratch)
+            capacity: activations + workers * (Safety40Network.scratchPerWorker + inputScratch + productScratch + 48))
+        winogradInput = (0..<workers).map { [arena] _ in arena.take(inputScratch) }
+        winogradProducts = (0..<workers).map { [arena] _ in arena.take(productScratch) }
         context = ComputeContext(blas: blas, threads: threads, arena: arena, scratchCount: Safety40Network.scratchPerWorker)
 
         image = arena.tensor(3, h, w)
@@ -122,7 +123,7 @@ final class Safety40Network {
         let convolution = conv(name), epilogue = Epilogue(residual: residual, relu: relu)
         timed(name, flops: 2 * convolution.outChannels * convolution.reduction * output.plane) {
             if let fast = winograd[name] {
-                context.convolve(fast, input, into: output, epilogue, transformedInput: winogradInput, products: winogradProducts)
+                context.convolve(fast, input, into: output, epilogue, transformed: winogradInput, products: winogradProducts)
             } else {
                 context.convolve(convolution, input, into: output, epilogue)
             }
@@ -158,7 +159,7 @@ final class Safety40Network {
     /// `image` → `features`: ResNet-18, FPN, bilinear fuse.
     func runBackbone() {
         run("backbone.conv1", image, stem, relu: true)
-        timed("maxpool") { context.maxPool(stem, into: pooled) }
+        timed("maxpool") { context.maxPool3x3Stride2(stem, into: pooled) }
         var input = pooled
         for (i, stage) in stages.enumerated() {
             let prefix = "backbone.layer\(i + 1)."
