@@ -1,16 +1,19 @@
 # Periphery — build, test and demo entry points. `make test` and `make demo` are the README's contract.
 
 SWIFT ?= swift
+# Tests run optimised: the network parity tests take minutes unoptimised. -enable-testing keeps
+# @testable imports working in release.
+RELEASE := -c release -Xswiftc -enable-testing
 CONFORMANCE := Sources/PeripheryInference/Resources/Conformance
 # Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
-DEB_PACKAGES :=
+DEB_PACKAGES := libopenblas-dev
 
 .PHONY: test demo deps build check-cli clean
 
 test: deps
-	$(SWIFT) build
-	$(SWIFT) test
-	$(MAKE) check-cli BIN=.build/debug/periphery
+	$(SWIFT) build $(RELEASE)
+	$(SWIFT) test $(RELEASE)
+	$(MAKE) check-cli BIN=.build/release/periphery
 
 demo: deps
 	$(SWIFT) build -c release
@@ -36,3 +39,18 @@ check-cli:
 
 clean:
 	rm -rf .build
+
+# --- Python tooling (tools/): reference network, weights, parity fixtures, ONNX export, peer benchmarks.
+# Not needed by `make test`. `make venv` is idempotent: it reinstalls only when requirements change.
+PYTHON ?= python3
+VENV := tools/.venv
+
+.PHONY: venv
+
+venv: $(VENV)/.stamp
+
+$(VENV)/.stamp: tools/requirements.txt
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --upgrade pip
+	$(VENV)/bin/python -m pip install -r tools/requirements.txt
+	touch $@

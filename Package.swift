@@ -27,7 +27,9 @@ let package = Package(
         .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
         .testTarget(
             name: "PeripheryInferenceTests",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"]
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"],
+            // Read through #filePath, so that tests see the checked-in bytes.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
