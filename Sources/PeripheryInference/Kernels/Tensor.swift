@@ -22,23 +22,29 @@ struct Tensor {
 
 /// One allocation that holds every activation and scratch buffer of a network, planned once.
 final class TensorArena {
+    private let raw: UnsafeMutableRawPointer
     private let storage: UnsafeMutableBufferPointer<Float>
     private var used = 0
 
-    /// Allocates `capacity` floats, zeroed.
+    /// Allocates `capacity` floats, 64-byte aligned and zeroed.
     init(capacity: Int) {
-        storage = .allocate(capacity: capacity)
-        storage.initialize(repeating: 0)
+        let count = max(1, capacity)
+        raw = UnsafeMutableRawPointer.allocate(
+            byteCount: count * MemoryLayout<Float>.stride, alignment: TensorArena.alignment * MemoryLayout<Float>.stride)
+        storage = UnsafeMutableBufferPointer(start: raw.initializeMemory(as: Float.self, repeating: 0, count: count), count: count)
     }
 
-    deinit { storage.deallocate() }
+    deinit { raw.deallocate() }
 
     /// Floats handed out so far.
     var allocated: Int { used }
 
+    /// Alignment of every buffer, in floats (64 bytes).
+    static let alignment = 16
+
     /// Carves `count` floats, 64-byte aligned, out of the arena.
     func take(_ count: Int) -> UnsafeMutablePointer<Float> {
-        let start = (used + 15) & ~15
+        let start = (used + TensorArena.alignment - 1) & ~(TensorArena.alignment - 1)
         precondition(start + count <= storage.count, "arena of \(storage.count) floats exhausted")
         guard let base = storage.baseAddress else { preconditionFailure("empty arena") }
         used = start + count

@@ -20,39 +20,54 @@ public struct LayerTiming: Sendable, Hashable {
 ///
 /// Not thread-safe: one instance per thread (the weights it was built from can be shared).
 final class Safety40Network {
+    /// A convolution in the form the network runs it.
+    enum Layer {
+        /// im2col + sgemm (or a plain GEMM for 1×1).
+        case direct(Convolution)
+        /// Winograd F(4×4, 3×3); `flops` counts the direct-convolution equivalent, for profiles.
+        case winograd(WinogradConvolution, flops: Int)
+    }
+
     let context: ComputeContext
     private let arena: TensorArena
-    private let convs: [String: Convolution]
-    /// Winograd forms of the 3×3 stride-1 convolutions, by name.
-    private let winograd: [String: WinogradConvolution]
+    /// Every convolution by checkpoint name; 3×3 stride-1 ones only in their Winograd form.
+    private let layers: [String: Layer]
+    /// The three head convolutions fused into one candidate-major GEMM.
+    private let head: Convolution
     /// Winograd scratch: transformed inputs and the 36 GEMM products, one pair per worker.
     private let winogradInput: [UnsafeMutablePointer<Float>], winogradProducts: [UnsafeMutablePointer<Float>]
-    private let head: Convolution
+    private let buffers: Buffers
 
     /// `[3, 256, 512]` normalised planar RGB input.
-    let image: Tensor
+    var image: Tensor { buffers.image }
     /// `[64, 64, 128]` output of the backbone half.
-    let features: Tensor
+    var features: Tensor { buffers.features }
     /// `[64, 6560]` BEV volume, input of the head half.
-    let volume: Tensor
+    var volume: Tensor { buffers.volume }
     /// `[840, 120]` candidate-major head outputs: per pixel 32 class, 72 box and 16 direction values.
-    let headOutput: UnsafeMutablePointer<Float>
-
-    private let stem: Tensor, pooled: Tensor
-    /// Per ResNet stage: block outputs, the conv1 temporary and the downsampled shortcut.
-    private let stages: [(block0: Tensor, block1: Tensor, temporary: Tensor, shortcut: Tensor?)]
-    private let laterals: [Tensor]
-    private let pyramid: [Tensor]
-    private let concat: Tensor
-    private let bevInput: Tensor, bevFused: Tensor, bevTemporary256: Tensor, bevOut256: Tensor
-    private let bev: [Tensor]
-    private let bevTemporary192: Tensor
+    var headOutput: UnsafeMutablePointer<Float> { buffers.headOutput.data }
 
     /// Per-worker im2col scratch, floats.
     static let scratchPerWorker = 1 << 20
 
+    /// Per-layer timings of the last pass, when enabled (`nil` keeps the hot path free of clocks).
+    var profile: [LayerTiming]?
+
     init(weights: Safety40Weights, blas: OpenBLAS, threads: Int) {
-        convs = weights.convolutions
+        let workers = max(1, threads)
+        var layers: [String: Layer] = [:]
+        var winogradInputCount = 0, winogradProductCount = 0
+        for (name, conv) in weights.convolutions {
+            guard let size = Safety40Network.winogradMapSize[name] else {
+                layers[name] = .direct(conv)
+                continue
+            }
+            let tiles = WinogradPlan(height: size.height, width: size.width, threads: workers).bufferTiles
+            winogradInputCount = max(winogradInputCount, 36 * conv.inChannels * tiles)
+            winogradProductCount = max(winogradProductCount, 36 * conv.outChannels * tiles)
+            layers[name] = .winograd(WinogradConvolution(conv), flops: 2 * conv.outChannels * conv.reduction * size.height * size.width)
+        }
+        self.layers = layers
         let cls = weights.convolution("bbox_head.conv_cls"), reg = weights.convolution("bbox_head.conv_reg")
         let dir = weights.convolution("bbox_head.conv_dir_cls")
         head = Convolution(
@@ -60,85 +75,126 @@ final class Safety40Network {
             kernelSize: 1, stride: 1, padding: 0, weights: cls.weights + reg.weights + dir.weights,
             bias: cls.bias + reg.bias + dir.bias)
 
-        let h = Safety40.inputHeight, w = Safety40.inputWidth, c = Safety40Architecture.stageChannels
-        let plan: [(Int, Int, Int)] = [(3, h, w), (64, h / 2, w / 2), (64, h / 4, w / 4)]
-            + (0..<4).flatMap { i -> [(Int, Int, Int)] in
-                let size = (c[i], h / (4 << i), w / (4 << i))
-                return [size, size, size] + (i > 0 ? [size] : [])
+        // Size the arena by laying the buffers out once without memory, then for real.
+        var activations = 0
+        let placeholder = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+        _ = Buffers { count in
+            activations += count + TensorArena.alignment
+            return placeholder
+        }
+        placeholder.deallocate()
+        let perWorker = Safety40Network.scratchPerWorker + winogradInputCount + winogradProductCount + 3 * TensorArena.alignment
+        arena = TensorArena(capacity: activations + workers * perWorker)
+        buffers = Buffers(allocate: arena.take)
+        winogradInput = (0..<workers).map { [arena] _ in arena.take(winogradInputCount) }
+        winogradProducts = (0..<workers).map { [arena] _ in arena.take(winogradProductCount) }
+        context = ComputeContext(blas: blas, threads: workers, arena: arena, scratchCount: Safety40Network.scratchPerWorker)
+    }
+
+    /// `image` → `features`: ResNet-18, FPN, bilinear fuse.
+    func runBackbone() {
+        let b = buffers, names = Safety40Network.names
+        run("backbone.conv1", b.image, b.stem, relu: true)
+        timed("maxpool") { context.maxPool3x3Stride2(b.stem, into: b.pooled) }
+        var input = b.pooled
+        for (stage, block) in zip(b.stages, names.blocks) {
+            // Block 0 (stride 2 with a downsampled shortcut in stages 2–4), then block 1.
+            run(block.conv1, input, stage.temporary, relu: true)
+            var shortcut = input
+            if let downsampled = stage.shortcut, let downsample = block.downsample {
+                run(downsample, input, downsampled, relu: false)
+                shortcut = downsampled
             }
-            + (0..<4).map { i in (64, h / (4 << i), w / (4 << i)) }   // laterals
-            + (0..<4).map { i in (64, h / (4 << i), w / (4 << i)) }   // pyramid
-            + [(256, h / 4, w / 4), (64, h / 4, w / 4), (64, 1, Safety40.voxelCount)]
-            + [(128, 41, 80), (256, 41, 80), (256, 41, 80), (256, 41, 80), (192, 21, 40), (192, 21, 40)]
-            + Array(repeating: (192, 21, 40), count: 4) + [(840, 1, 120)]
-        let activations = plan.reduce(0) { $0 + $1.0 * $1.1 * $1.2 + 16 }
-        var winograd: [String: WinogradConvolution] = [:]
-        var inputScratch = 0, productScratch = 0
-        for (name, conv) in convs where conv.kernelSize == 3 && conv.stride == 1 {
-            guard let size = Safety40Network.mapSize[name] else { continue }
-            let tiles = WinogradPlan(height: size.height, width: size.width, threads: max(1, threads)).bufferTiles
-            winograd[name] = WinogradConvolution(conv)
-            inputScratch = max(inputScratch, 36 * conv.inChannels * tiles)
-            productScratch = max(productScratch, 36 * conv.outChannels * tiles)
+            run(block.conv2, stage.temporary, stage.block0, residual: shortcut, relu: true)
+            run(block.conv3, stage.block0, stage.temporary, relu: true)
+            run(block.conv4, stage.temporary, stage.block1, residual: stage.block0, relu: true)
+            input = stage.block1
         }
-        self.winograd = winograd
-        let workers = max(1, threads)
-        arena = TensorArena(
-            capacity: activations + workers * (Safety40Network.scratchPerWorker + inputScratch + productScratch + 48))
-        winogradInput = (0..<workers).map { [arena] _ in arena.take(inputScratch) }
-        winogradProducts = (0..<workers).map { [arena] _ in arena.take(productScratch) }
-        context = ComputeContext(blas: blas, threads: threads, arena: arena, scratchCount: Safety40Network.scratchPerWorker)
-
-        image = arena.tensor(3, h, w)
-        stem = arena.tensor(64, h / 2, w / 2)
-        pooled = arena.tensor(64, h / 4, w / 4)
-        stages = (0..<4).map { [arena] i in
-            let (ch, sh, sw) = (c[i], h / (4 << i), w / (4 << i))
-            return (arena.tensor(ch, sh, sw), arena.tensor(ch, sh, sw), arena.tensor(ch, sh, sw),
-                    i > 0 ? arena.tensor(ch, sh, sw) : nil)
+        for i in 0..<4 { run(names.laterals[i], b.stages[i].block1, b.laterals[i], relu: false) }
+        timed("fpn.top_down") {
+            for i in stride(from: 3, to: 0, by: -1) { context.addNearestUpsampled(b.laterals[i], into: b.laterals[i - 1]) }
         }
-        laterals = (0..<4).map { [arena] i in arena.tensor(64, h / (4 << i), w / (4 << i)) }
-        pyramid = (0..<4).map { [arena] i in arena.tensor(64, h / (4 << i), w / (4 << i)) }
-        concat = arena.tensor(256, h / 4, w / 4)
-        features = arena.tensor(64, h / 4, w / 4)
-        volume = arena.tensor(64, 1, Safety40.voxelCount)
-        bevInput = arena.tensor(128, 41, 80)
-        bevFused = arena.tensor(256, 41, 80)
-        bevTemporary256 = arena.tensor(256, 41, 80)
-        bevOut256 = arena.tensor(256, 41, 80)
-        bev = (0..<5).map { [arena] _ in arena.tensor(192, 21, 40) }
-        bevTemporary192 = bev[4]
-        headOutput = arena.take(840 * 120)
+        // P0 goes straight into its concat slice; P1…P3 are resized into theirs.
+        run(names.outputs[0], b.laterals[0], b.concat.channels(0..<64), relu: false)
+        for i in 1..<4 {
+            run(names.outputs[i], b.laterals[i], b.pyramid[i], relu: false)
+            timed("fuse.bilinear.\(i)") { context.resizeBilinear(b.pyramid[i], into: b.concat.channels(64 * i ..< 64 * (i + 1))) }
+        }
+        run("neck_fuse_0", b.concat, b.features, relu: false)
     }
 
-    private func conv(_ name: String) -> Convolution {
-        guard let conv = convs[name] else { preconditionFailure("no convolution \(name)") }
-        return conv
+    /// `volume` → `headOutput`: space-to-channel, BEV neck, fused anchor head.
+    func runHead() {
+        let b = buffers
+        timed("neck_3d.space_to_channel") {
+            context.spaceToChannel(volume: b.volume.data, channels: 64, depth: Safety40.voxelCountZ, into: b.bevInput)
+        }
+        run("neck_3d.fuse", b.bevInput, b.bevFused, relu: false)
+        run("neck_3d.model.0.conv0.conv", b.bevFused, b.bevTemporary, relu: true)
+        run("neck_3d.model.0.conv1.conv", b.bevTemporary, b.bevBlock, residual: b.bevFused, relu: true)
+        run("neck_3d.model.1.conv", b.bevBlock, b.bev[0], relu: true)
+        run("neck_3d.model.2.conv0.conv", b.bev[0], b.bev[3], relu: true)
+        run("neck_3d.model.2.conv1.conv", b.bev[3], b.bev[1], residual: b.bev[0], relu: true)
+        run("neck_3d.model.3.conv", b.bev[1], b.bev[2], relu: true)
+        run("neck_3d.model.4.conv0.conv", b.bev[2], b.bev[3], relu: true)
+        run("neck_3d.model.4.conv1.conv", b.bev[3], b.bev[0], residual: b.bev[2], relu: true)
+        run("neck_3d.model.5.conv", b.bev[0], b.bev[1], relu: true)
+        timed("bbox_head", flops: 2 * head.outChannels * head.inChannels * b.bev[1].plane) {
+            context.pointwiseTransposed(head, b.bev[1], into: b.headOutput.data)
+        }
     }
-
-    /// Per-layer timings of the last pass, when enabled (`nil` keeps the hot path free of clocks).
-    var profile: [LayerTiming]?
 
     private func run(_ name: String, _ input: Tensor, _ output: Tensor, residual: Tensor? = nil, relu: Bool) {
-        let convolution = conv(name), epilogue = Epilogue(residual: residual, relu: relu)
-        timed(name, flops: 2 * convolution.outChannels * convolution.reduction * output.plane) {
-            if let fast = winograd[name] {
-                context.convolve(fast, input, into: output, epilogue, transformed: winogradInput, products: winogradProducts)
-            } else {
-                context.convolve(convolution, input, into: output, epilogue)
+        guard let layer = layers[name] else { preconditionFailure("no convolution \(name) in Safety40Architecture") }
+        let epilogue = Epilogue(residual: residual, relu: relu)
+        switch layer {
+        case let .direct(conv):
+            timed(name, flops: 2 * conv.outChannels * conv.reduction * output.plane) {
+                context.convolve(conv, input, into: output, epilogue)
+            }
+        case let .winograd(conv, flops):
+            timed(name, flops: flops) {
+                context.convolve(conv, input, into: output, epilogue, transformed: winogradInput, products: winogradProducts)
             }
         }
     }
 
-    /// Output map size of each 3×3 stride-1 convolution (they keep their input size).
-    static let mapSize: [String: (height: Int, width: Int)] = {
+    /// Runs `body`, recording its time under `name` when profiling. The name is only built then.
+    private func timed(_ name: @autoclosure () -> String, flops: Int = 0, _ body: () -> Void) {
+        guard profile != nil else { return body() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        profile?.append(LayerTiming(name: name(), milliseconds: elapsed, flops: flops))
+    }
+}
+
+extension Safety40Network {
+    /// Layer names the passes use, built once so that a pass allocates no strings.
+    struct Names {
+        /// Per ResNet stage: block 0 conv1, conv2, downsample; block 1 conv1 (`conv3`) and conv2 (`conv4`).
+        let blocks: [(conv1: String, conv2: String, downsample: String?, conv3: String, conv4: String)]
+        let laterals: [String]
+        let outputs: [String]
+    }
+
+    static let names = Names(
+        blocks: (1...4).map { stage in
+            let prefix = "backbone.layer\(stage)."
+            return (prefix + "0.conv1", prefix + "0.conv2", stage > 1 ? prefix + "0.downsample.0" : nil,
+                    prefix + "1.conv1", prefix + "1.conv2")
+        },
+        laterals: (0..<4).map { "neck.lateral_convs.\($0).conv" },
+        outputs: (0..<4).map { "neck.fpn_convs.\($0).conv" })
+
+    /// Map size of each 3×3 stride-1 convolution (they keep their input size): the ones run as Winograd.
+    static let winogradMapSize: [String: (height: Int, width: Int)] = {
         var sizes: [String: (height: Int, width: Int)] = [:]
         let h = Safety40.inputHeight, w = Safety40.inputWidth
-        for (stage, _) in Safety40Architecture.stageChannels.enumerated() {
+        for (stage, block) in names.blocks.enumerated() {
             let size = (height: h / (4 << stage), width: w / (4 << stage))
-            let prefix = "backbone.layer\(stage + 1)."
-            for name in ["0.conv2", "1.conv1", "1.conv2"] + (stage == 0 ? ["0.conv1"] : []) { sizes[prefix + name] = size }
-            sizes["neck.fpn_convs.\(stage).conv"] = size
+            for name in [block.conv2, block.conv3, block.conv4] + (stage == 0 ? [block.conv1] : []) { sizes[name] = size }
+            sizes[names.outputs[stage]] = size
         }
         sizes["neck_fuse_0"] = (h / 4, w / 4)
         for name in ["0.conv0.conv", "0.conv1.conv"] { sizes["neck_3d.model." + name] = (41, 80) }
@@ -148,64 +204,43 @@ final class Safety40Network {
         return sizes
     }()
 
-    private func timed(_ name: String, flops: Int = 0, _ body: () -> Void) {
-        guard profile != nil else { return body() }
-        let start = DispatchTime.now().uptimeNanoseconds
-        body()
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        profile?.append(LayerTiming(name: name, milliseconds: elapsed, flops: flops))
-    }
+    /// Every activation of one pass, laid out by an allocator (the arena, or a counter when sizing it).
+    struct Buffers {
+        let image, stem, pooled: Tensor
+        /// Per ResNet stage: block outputs, the conv1 temporary and the downsampled shortcut.
+        let stages: [(block0: Tensor, block1: Tensor, temporary: Tensor, shortcut: Tensor?)]
+        let laterals, pyramid: [Tensor]
+        let concat, features, volume: Tensor
+        let bevInput, bevFused, bevTemporary, bevBlock: Tensor
+        /// Four `[192, 21, 40]` maps the BEV neck cycles through.
+        let bev: [Tensor]
+        let headOutput: Tensor
 
-    /// `image` → `features`: ResNet-18, FPN, bilinear fuse.
-    func runBackbone() {
-        run("backbone.conv1", image, stem, relu: true)
-        timed("maxpool") { context.maxPool3x3Stride2(stem, into: pooled) }
-        var input = pooled
-        for (i, stage) in stages.enumerated() {
-            let prefix = "backbone.layer\(i + 1)."
-            // Block 0 (stride 2 with a downsampled shortcut in stages 2–4).
-            run(prefix + "0.conv1", input, stage.temporary, relu: true)
-            var shortcut = input
-            if let downsampled = stage.shortcut {
-                run(prefix + "0.downsample.0", input, downsampled, relu: false)
-                shortcut = downsampled
+        init(allocate: (Int) -> UnsafeMutablePointer<Float>) {
+            func tensor(_ c: Int, _ h: Int, _ w: Int) -> Tensor {
+                Tensor(data: allocate(c * h * w), channels: c, height: h, width: w)
             }
-            run(prefix + "0.conv2", stage.temporary, stage.block0, residual: shortcut, relu: true)
-            // Block 1.
-            run(prefix + "1.conv1", stage.block0, stage.temporary, relu: true)
-            run(prefix + "1.conv2", stage.temporary, stage.block1, residual: stage.block0, relu: true)
-            input = stage.block1
-        }
-        for i in 0..<4 { run("neck.lateral_convs.\(i).conv", stages[i].block1, laterals[i], relu: false) }
-        timed("fpn.top_down") {
-            for i in stride(from: 3, to: 0, by: -1) { context.addNearestUpsampled(laterals[i], into: laterals[i - 1]) }
-        }
-        // P0 goes straight into its concat slice; P1…P3 are resized into theirs.
-        run("neck.fpn_convs.0.conv", laterals[0], concat.channels(0..<64), relu: false)
-        for i in 1..<4 {
-            run("neck.fpn_convs.\(i).conv", laterals[i], pyramid[i], relu: false)
-            timed("fuse.bilinear.\(i)") { context.resizeBilinear(pyramid[i], into: concat.channels(64 * i ..< 64 * (i + 1))) }
-        }
-        run("neck_fuse_0", concat, features, relu: false)
-    }
-
-    /// `volume` → `headOutput`: space-to-channel, BEV neck, fused anchor head.
-    func runHead() {
-        timed("neck_3d.space_to_channel") {
-            context.spaceToChannel(volume: volume.data, channels: 64, depth: Safety40.voxelCountZ, into: bevInput)
-        }
-        run("neck_3d.fuse", bevInput, bevFused, relu: false)
-        run("neck_3d.model.0.conv0.conv", bevFused, bevTemporary256, relu: true)
-        run("neck_3d.model.0.conv1.conv", bevTemporary256, bevOut256, residual: bevFused, relu: true)
-        run("neck_3d.model.1.conv", bevOut256, bev[0], relu: true)
-        run("neck_3d.model.2.conv0.conv", bev[0], bevTemporary192, relu: true)
-        run("neck_3d.model.2.conv1.conv", bevTemporary192, bev[1], residual: bev[0], relu: true)
-        run("neck_3d.model.3.conv", bev[1], bev[2], relu: true)
-        run("neck_3d.model.4.conv0.conv", bev[2], bevTemporary192, relu: true)
-        run("neck_3d.model.4.conv1.conv", bevTemporary192, bev[3], residual: bev[2], relu: true)
-        run("neck_3d.model.5.conv", bev[3], bev[1], relu: true)
-        timed("bbox_head", flops: 2 * head.outChannels * head.inChannels * bev[1].plane) {
-            context.pointwiseTransposed(head, bev[1], into: headOutput)
+            let h = Safety40.inputHeight, w = Safety40.inputWidth, channels = Safety40Architecture.stageChannels
+            let (gx, gy) = (Safety40.voxelCountX, Safety40.voxelCountY)
+            let (hx, hy) = (Safety40.headCellsX, Safety40.headCellsY)
+            image = tensor(3, h, w)
+            stem = tensor(64, h / 2, w / 2)
+            pooled = tensor(64, h / 4, w / 4)
+            stages = (0..<4).map { i in
+                let (c, sh, sw) = (channels[i], h / (4 << i), w / (4 << i))
+                return (tensor(c, sh, sw), tensor(c, sh, sw), tensor(c, sh, sw), i > 0 ? tensor(c, sh, sw) : nil)
+            }
+            laterals = (0..<4).map { i in tensor(64, h / (4 << i), w / (4 << i)) }
+            pyramid = (0..<4).map { i in tensor(64, h / (4 << i), w / (4 << i)) }
+            concat = tensor(256, h / 4, w / 4)
+            features = tensor(Safety40.featureChannels, Safety40.featureHeight, Safety40.featureWidth)
+            volume = tensor(Safety40.featureChannels, 1, Safety40.voxelCount)
+            bevInput = tensor(2 * Safety40.featureChannels, gx, gy)
+            bevFused = tensor(256, gx, gy)
+            bevTemporary = tensor(256, gx, gy)
+            bevBlock = tensor(256, gx, gy)
+            bev = (0..<4).map { _ in tensor(Safety40Architecture.bevChannels, hx, hy) }
+            headOutput = tensor(hx * hy, 1, Safety40.anchorsPerCell * (Safety40.classChannels + Safety40.boxCodeChannels + Safety40.directionChannels))
         }
     }
 }
