@@ -18,6 +18,8 @@ test: deps
 demo: deps
 	$(SWIFT) build -c release
 	.build/release/periphery selfcheck
+	.build/release/periphery info
+	.build/release/periphery bench --frames 10
 
 # Installs whatever of DEB_PACKAGES is missing (CI machines start fresh).
 deps:
