@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The threads and per-thread scratch that kernels share.
 ///
@@ -31,6 +32,20 @@ final class ComputeContext {
         withoutActuallyEscaping(body) { body in
             nonisolated(unsafe) let work = body
             DispatchQueue.concurrentPerform(iterations: threads) { work($0) }
+        }
+    }
+
+    /// Runs `body(worker, item)` for every item in `0..<count`, workers taking the next item as they
+    /// finish the last: on a shared machine a core that is slowed down takes fewer items instead of
+    /// holding every other worker up at the end of the layer.
+    func parallelFor(_ count: Int, _ body: (_ worker: Int, _ item: Int) -> Void) {
+        let next = Atomic<Int>(0)
+        parallel { worker in
+            while true {
+                let item = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard item < count else { return }
+                body(worker, item)
+            }
         }
     }
 

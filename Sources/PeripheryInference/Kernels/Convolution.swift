@@ -36,44 +36,43 @@ extension ComputeContext {
     /// Runs a convolution: `input [Cin, H, W]` → `output [Cout, H', W']`, then bias, optional residual
     /// add and optional ReLU.
     ///
-    /// Work is split across workers by output columns (pixels) when the map is large, each worker
-    /// building the im2col tiles it needs in its own scratch; small maps are split by output
-    /// channels instead, each worker building every tile (cheap next to its share of the GEMM).
+    /// Work is split into items by output columns (pixels) when the map is large, each item
+    /// building the im2col tile it needs in its worker's scratch; small maps are split by output
+    /// channels instead, each item building the whole (small) im2col matrix. Workers take items
+    /// dynamically.
     func convolve(_ conv: Convolution, _ input: Tensor, into output: Tensor, _ epilogue: Epilogue) {
         precondition(input.channels == conv.inChannels, "\(conv.name): input has \(input.channels) channels")
         precondition(output.channels == conv.outChannels && output.height == conv.outputSize(input.height)
                      && output.width == conv.outputSize(input.width), "\(conv.name): output shape")
         let m = conv.outChannels, k = conv.reduction, n = output.plane
         let splitByColumns = n >= 64 * threads
-        // Column tiles small enough for one worker's scratch; when splitting by columns, a multiple
-        // of `threads` so every worker gets the same share.
+        // Column tiles small enough for one worker's scratch, and when splitting by columns at least
+        // four per worker (of at least 64 columns) so that the dynamic schedule can balance them.
         precondition(conv.isPointwise || k <= scratchCount, "\(conv.name): scratch smaller than one im2col column")
         let maxColumns = conv.isPointwise ? n : scratchCount / k
         let tilesNeeded = (n + maxColumns - 1) / maxColumns
-        let columnTiles = splitByColumns ? threads * ((tilesNeeded + threads - 1) / threads) : tilesNeeded
+        let columnTiles = splitByColumns ? max(tilesNeeded, min(4 * threads, n / 64)) : tilesNeeded
+        let rowParts = splitByColumns ? 1 : threads
         conv.weights.withUnsafeBufferPointer { weights in
             conv.bias.withUnsafeBufferPointer { bias in
                 guard let w = weights.baseAddress, let b = bias.baseAddress else { return }
-                parallel { worker in
-                    let rows = splitByColumns ? 0..<m : ComputeContext.part(worker, of: threads, count: m)
-                    guard !rows.isEmpty else { return }
-                    var tile = splitByColumns ? worker : 0
-                    while tile < columnTiles {
-                        let columns = ComputeContext.part(tile, of: columnTiles, count: n)
-                        let operand: UnsafePointer<Float>, ldb: Int
-                        if conv.isPointwise {
-                            (operand, ldb) = (UnsafePointer(input.data + columns.lowerBound), n)
-                        } else {
-                            im2col(conv, input, outputWidth: output.width, columns: columns, into: scratch[worker])
-                            (operand, ldb) = (UnsafePointer(scratch[worker]), columns.count)
-                        }
-                        blas.sgemm(
-                            m: rows.count, n: columns.count, k: k, a: w + rows.lowerBound * k, lda: k,
-                            b: operand, ldb: ldb, beta: 0,
-                            c: output.data + rows.lowerBound * n + columns.lowerBound, ldc: n)
-                        applyEpilogue(epilogue, bias: b, output: output.data, plane: n, rows: rows, columns: columns)
-                        tile += splitByColumns ? threads : 1
+                // Items: column tiles × output-channel parts (one of the two is 1).
+                parallelFor(columnTiles * rowParts) { worker, item in
+                    let rows = ComputeContext.part(item % rowParts, of: rowParts, count: m)
+                    let columns = ComputeContext.part(item / rowParts, of: columnTiles, count: n)
+                    guard !rows.isEmpty, !columns.isEmpty else { return }
+                    let operand: UnsafePointer<Float>, ldb: Int
+                    if conv.isPointwise {
+                        (operand, ldb) = (UnsafePointer(input.data + columns.lowerBound), n)
+                    } else {
+                        im2col(conv, input, outputWidth: output.width, columns: columns, into: scratch[worker])
+                        (operand, ldb) = (UnsafePointer(scratch[worker]), columns.count)
                     }
+                    blas.sgemm(
+                        m: rows.count, n: columns.count, k: k, a: w + rows.lowerBound * k, lda: k,
+                        b: operand, ldb: ldb, beta: 0,
+                        c: output.data + rows.lowerBound * n + columns.lowerBound, ldc: n)
+                    applyEpilogue(epilogue, bias: b, output: output.data, plane: n, rows: rows, columns: columns)
                 }
             }
         }

@@ -100,15 +100,11 @@ extension ComputeContext {
         let plan = WinogradPlan(height: input.height, width: input.width, threads: threads)
         let all = 0..<plan.tilesY
         if plan.blocks > 0 {
-            parallel { worker in
-                var block = worker
-                while block < plan.blocks {
-                    let rows = plan.rows(ofBlock: block), n = rows.count * plan.tilesX
-                    winogradInput(conv, input, plan, rows: rows, channels: 0..<conv.inChannels, into: transformed[worker], tiles: n)
-                    winogradProducts(conv, positions: 0..<36, transformed[worker], into: products[worker], tiles: n)
-                    winogradOutput(conv, output, epilogue, plan, rows: rows, channels: 0..<conv.outChannels, from: products[worker], tiles: n)
-                    block += threads
-                }
+            parallelFor(plan.blocks) { worker, block in
+                let rows = plan.rows(ofBlock: block), n = rows.count * plan.tilesX
+                winogradInput(conv, input, plan, rows: rows, channels: 0..<conv.inChannels, into: transformed[worker], tiles: n)
+                winogradProducts(conv, positions: 0..<36, transformed[worker], into: products[worker], tiles: n)
+                winogradOutput(conv, output, epilogue, plan, rows: rows, channels: 0..<conv.outChannels, from: products[worker], tiles: n)
             }
         } else {
             let n = plan.tilesX * plan.tilesY
