@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// The threads and per-thread scratch that kernels share.
@@ -12,27 +11,22 @@ final class ComputeContext {
     /// One im2col scratch per worker, `scratchCount` floats each.
     let scratch: [UnsafeMutablePointer<Float>]
     let scratchCount: Int
+    private let pool: WorkerPool
 
     init(blas: OpenBLAS, threads: Int, arena: TensorArena, scratchCount: Int) {
         self.blas = blas
         self.threads = max(1, threads)
         self.scratchCount = scratchCount
+        pool = WorkerPool(workers: max(1, threads))
         scratch = (0..<max(1, threads)).map { _ in arena.take(scratchCount) }
     }
 
     /// Runs `body(worker)` for every worker in parallel (inline when there is one).
     ///
-    /// Kernels pass closures over raw pointers, which are not `Sendable`; each worker writes a
-    /// disjoint part of the output, which is what makes sharing them safe.
+    /// Kernels pass closures over raw pointers; each worker writes a disjoint part of the output,
+    /// which is what makes sharing them safe.
     func parallel(_ body: (Int) -> Void) {
-        if threads == 1 {
-            body(0)
-            return
-        }
-        withoutActuallyEscaping(body) { body in
-            nonisolated(unsafe) let work = body
-            DispatchQueue.concurrentPerform(iterations: threads) { work($0) }
-        }
+        pool.run(body)
     }
 
     /// Runs `body(worker, item)` for every item in `0..<count`, workers taking the next item as they
