@@ -125,19 +125,28 @@ func applyEpilogue(
     rows: Range<Int>, columns: Range<Int>
 ) {
     for c in rows {
-        let row = output + c * plane + columns.lowerBound
-        let b = bias[c], count = columns.count
-        if let residual = epilogue.residual {
-            let res = UnsafePointer(residual.data + c * plane + columns.lowerBound)
-            if epilogue.relu {
-                for j in 0..<count { row[j] = max(row[j] + b + res[j], 0) }
-            } else {
-                for j in 0..<count { row[j] = row[j] + b + res[j] }
-            }
-        } else if epilogue.relu {
-            for j in 0..<count { row[j] = max(row[j] + b, 0) }
+        let at = c * plane + columns.lowerBound
+        epilogueRow(
+            epilogue, UnsafePointer(output + at), bias: bias[c], residual: epilogue.residual.map { UnsafePointer($0.data + at) },
+            into: output + at, count: columns.count)
+    }
+}
+
+/// `out[j] = act(x[j] + bias + residual[j])` for one run of `count` values (`x` may be `out`).
+@inline(__always)
+func epilogueRow(
+    _ epilogue: Epilogue, _ x: UnsafePointer<Float>, bias b: Float, residual: UnsafePointer<Float>?,
+    into out: UnsafeMutablePointer<Float>, count: Int
+) {
+    if let residual {
+        if epilogue.relu {
+            for j in 0..<count { out[j] = max(x[j] + b + residual[j], 0) }
         } else {
-            for j in 0..<count { row[j] += b }
+            for j in 0..<count { out[j] = x[j] + b + residual[j] }
         }
+    } else if epilogue.relu {
+        for j in 0..<count { out[j] = max(x[j] + b, 0) }
+    } else {
+        for j in 0..<count { out[j] = x[j] + b }
     }
 }

@@ -36,9 +36,6 @@ final class TensorArena {
 
     deinit { raw.deallocate() }
 
-    /// Floats handed out so far.
-    var allocated: Int { used }
-
     /// Alignment of every buffer, in floats (64 bytes).
     static let alignment = 16
 

@@ -135,7 +135,7 @@ extension ComputeContext {
                         if y >= 0 && y < h { (row + 1).update(from: plane + y * w, count: w) }
                     }
                     // Bᵀ over the rows, for every x at once.
-                    inputTransform(rows, stride: padded, into: columns, outStride: padded, count: padded)
+                    inputTransform(taps(rows, stride: padded), into: columns, outStride: padded, count: padded)
                     let target = v + ci * tiles + (ty - tileRows.lowerBound) * tilesX
                     for rho in 0..<6 {
                         // Tile tx reads columns 4·tx … 4·tx + 5; split the row into its 4 phases so
@@ -145,7 +145,10 @@ extension ComputeContext {
                             let out = phases + p * phase
                             for k in 0..<phase where 4 * k + p < padded { out[k] = source[4 * k + p] }
                         }
-                        inputRowTransform(phases, phase: phase, into: target + rho * 6 * stride, outStride: stride, count: tilesX)
+                        // Taps 0…5 of tile tx: phases 0–3 at tx, then phases 0–1 at tx + 1.
+                        let p = UnsafePointer(phases)
+                        inputTransform((p, p + phase, p + 2 * phase, p + 3 * phase, p + 1, p + phase + 1),
+                                       into: target + rho * 6 * stride, outStride: stride, count: tilesX)
                     }
                 }
             }
@@ -203,19 +206,8 @@ extension ComputeContext {
                                 line[4 * tx + 2] = rowY[2 * tilesX + tx]
                                 line[4 * tx + 3] = rowY[3 * tilesX + tx]
                             }
-                            let at = (4 * ty + a) * w, row = out + at
-                            if let residual {
-                                let res = residual + at
-                                if epilogue.relu {
-                                    for x in 0..<w { row[x] = max(line[x] + b + res[x], 0) }
-                                } else {
-                                    for x in 0..<w { row[x] = line[x] + b + res[x] }
-                                }
-                            } else if epilogue.relu {
-                                for x in 0..<w { row[x] = max(line[x] + b, 0) }
-                            } else {
-                                for x in 0..<w { row[x] = line[x] + b }
-                            }
+                            let at = (4 * ty + a) * w
+                            epilogueRow(epilogue, line, bias: b, residual: residual.map { UnsafePointer($0 + at) }, into: out + at, count: w)
                         }
                     }
                 }
@@ -224,36 +216,28 @@ extension ComputeContext {
     }
 }
 
-/// `Bᵀ · x` over 6 vectors of `count` elements (vector r at `x + r·stride`), into 6 vectors at `y + ρ·outStride`.
+/// Six vectors `base + r·stride`, r = 0…5.
 @inline(__always)
-private func inputTransform(_ x: UnsafePointer<Float>, stride: Int, into y: UnsafeMutablePointer<Float>, outStride: Int, count: Int) {
-    let x0 = x, x1 = x + stride, x2 = x + 2 * stride, x3 = x + 3 * stride, x4 = x + 4 * stride, x5 = x + 5 * stride
+private func taps(_ base: UnsafePointer<Float>, stride: Int) -> Taps {
+    (base, base + stride, base + 2 * stride, base + 3 * stride, base + 4 * stride, base + 5 * stride)
+}
+
+private typealias Taps = (
+    UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>
+)
+
+/// `Bᵀ · d` for `count` 6-vectors whose components are the vectors `d`, into 6 vectors at `y + ρ·outStride`.
+@inline(__always)
+private func inputTransform(_ d: Taps, into y: UnsafeMutablePointer<Float>, outStride: Int, count: Int) {
     let y0 = y, y1 = y + outStride, y2 = y + 2 * outStride, y3 = y + 3 * outStride, y4 = y + 4 * outStride, y5 = y + 5 * outStride
     for i in 0..<count {
-        let d0 = x0[i], d1 = x1[i], d2 = x2[i], d3 = x3[i], d4 = x4[i], d5 = x5[i]
+        let d0 = d.0[i], d1 = d.1[i], d2 = d.2[i], d3 = d.3[i], d4 = d.4[i], d5 = d.5[i]
         y0[i] = 4 * d0 - 5 * d2 + d4
         y1[i] = -4 * d1 - 4 * d2 + d3 + d4
         y2[i] = 4 * d1 - 4 * d2 - d3 + d4
         y3[i] = -2 * d1 - d2 + 2 * d3 + d4
         y4[i] = 2 * d1 - d2 - 2 * d3 + d4
         y5[i] = 4 * d1 - 5 * d3 + d5
-    }
-}
-
-/// `· B` along a row for every tile of a tile row: taps 0…5 of tile tx are phases 0–3 at tx and
-/// phases 0–1 at tx + 1. Writes the 6 outputs at `y + c·outStride`, contiguous over tx.
-@inline(__always)
-private func inputRowTransform(_ phases: UnsafePointer<Float>, phase: Int, into y: UnsafeMutablePointer<Float>, outStride: Int, count: Int) {
-    let p0 = phases, p1 = phases + phase, p2 = phases + 2 * phase, p3 = phases + 3 * phase
-    let y0 = y, y1 = y + outStride, y2 = y + 2 * outStride, y3 = y + 3 * outStride, y4 = y + 4 * outStride, y5 = y + 5 * outStride
-    for t in 0..<count {
-        let d0 = p0[t], d1 = p1[t], d2 = p2[t], d3 = p3[t], d4 = p0[t + 1], d5 = p1[t + 1]
-        y0[t] = 4 * d0 - 5 * d2 + d4
-        y1[t] = -4 * d1 - 4 * d2 + d3 + d4
-        y2[t] = 4 * d1 - 4 * d2 - d3 + d4
-        y3[t] = -2 * d1 - d2 + 2 * d3 + d4
-        y4[t] = 2 * d1 - d2 - 2 * d3 + d4
-        y5[t] = 4 * d1 - 5 * d3 + d5
     }
 }
 
