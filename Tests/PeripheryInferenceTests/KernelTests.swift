@@ -173,10 +173,11 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
         #expect(relativeError(read(target), expected) <= 1e-6)
     }
 
-    @Test func spaceToChannelMatchesPermuteReshape() throws {
-        var rng = SplitMix64(state: 400)
-        let (context, arena) = try makeContext(threads: 2)
-        let channels = 5, x = 3, y = 4, z = 2
+    @Test(arguments: 0..<20)
+    func spaceToChannelMatchesPermuteReshape(_ seed: Int) throws {
+        var rng = SplitMix64(state: UInt64(seed) &+ 400)
+        let (context, arena) = try makeContext(threads: rng.int(1...3))
+        let channels = rng.int(1...9), x = rng.int(1...7), y = rng.int(1...9), z = rng.int(1...3)
         let volume = arena.tensor(channels, 1, x * y * z), output = arena.tensor(z * channels, x, y)
         let values = rng.floats(volume.count)
         fill(volume, values)
@@ -189,10 +190,11 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
         #expect(relativeError(read(output), expected) == 0)
     }
 
-    @Test(arguments: [(192, 21, 40, 120), (7, 3, 5, 11)])
-    func pointwiseTransposedMatchesNaive(_ shape: (Int, Int, Int, Int)) throws {
-        let (cin, h, w, cout) = shape
-        var rng = SplitMix64(state: 500)
+    /// The fused head GEMM on the real head shape and 20 random ones.
+    @Test(arguments: 0..<21)
+    func pointwiseTransposedMatchesNaive(_ seed: Int) throws {
+        var rng = SplitMix64(state: UInt64(seed) &+ 500)
+        let (cin, h, w, cout) = seed == 0 ? (192, 21, 40, 120) : (rng.int(1...40), rng.int(1...9), rng.int(1...11), rng.int(1...33))
         let conv = Convolution(name: "head", inChannels: cin, outChannels: cout, kernelSize: 1, stride: 1, padding: 0,
                                weights: rng.floats(cout * cin), bias: rng.floats(cout))
         let (context, arena) = try makeContext(threads: 1)
@@ -207,17 +209,18 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
         #expect(relativeError(Array(UnsafeBufferPointer(start: out, count: h * w * cout)), expected) <= 1e-5)
     }
 
-    @Test func batchNormFoldingMatchesConvThenBatchNorm() {
-        var rng = SplitMix64(state: 600)
-        let cin = 3, cout = 4, k = 3, h = 6, w = 7
+    @Test(arguments: 0..<20)
+    func batchNormFoldingMatchesConvThenBatchNorm(_ seed: Int) {
+        var rng = SplitMix64(state: UInt64(seed) &+ 600)
+        let cin = rng.int(1...5), cout = rng.int(1...6), k = [1, 3][seed % 2], h = rng.int(3...8), w = rng.int(3...9)
         let weights = rng.floats(cout * cin * k * k), input = rng.floats(cin * h * w)
         let gamma = rng.floats(cout), beta = rng.floats(cout), mean = rng.floats(cout)
         let variance = (0..<cout).map { _ in rng.float() + 1.5 }
         var folded = weights, bias = [Float](repeating: 0, count: cout)
         Safety40Weights.foldBatchNorm(weights: &folded, bias: &bias, gamma: gamma, beta: beta, mean: mean, variance: variance)
-        let raw = Convolution(name: "raw", inChannels: cin, outChannels: cout, kernelSize: k, stride: 1, padding: 1,
+        let raw = Convolution(name: "raw", inChannels: cin, outChannels: cout, kernelSize: k, stride: 1, padding: k / 2,
                               weights: weights, bias: [Float](repeating: 0, count: cout))
-        let fused = Convolution(name: "fused", inChannels: cin, outChannels: cout, kernelSize: k, stride: 1, padding: 1,
+        let fused = Convolution(name: "fused", inChannels: cin, outChannels: cout, kernelSize: k, stride: 1, padding: k / 2,
                                 weights: folded, bias: bias)
         let plain = naiveConvolution(raw, input, h: h, w: w, residual: nil, relu: false)
         var expected = plain

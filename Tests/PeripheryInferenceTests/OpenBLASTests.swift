@@ -35,6 +35,7 @@ import Testing
     @Test func loadsTheChosenKernelAndPassesItsSelfTest() throws {
         let info = try BLASRuntime.info()
         #expect(info.selfTestError <= 1e-5)
+        #expect(try BLASRuntime.threads() >= 1)
         if info.source == .cpuFeatures, let requested = info.requestedCore {
             #expect(info.coreName.lowercased() == requested.lowercased())
         }

@@ -99,6 +99,12 @@ func floatBytes(_ values: [Float]) -> [UInt8] {
         #expect(throws: SafetensorsError.invalidHeader(reason: "not valid JSON")) { try SafetensorsFile(data: bytes) }
     }
 
+    @Test func rejectsNonUTF8Header() {
+        var bytes = Data([4, 0, 0, 0, 0, 0, 0, 0])
+        bytes.append(contentsOf: [0x7B, 0xFF, 0xFE, 0x7D])
+        #expect(throws: SafetensorsError.invalidHeader(reason: "not UTF-8")) { try SafetensorsFile(data: bytes) }
+    }
+
     @Test func fileErrorsNameThePath() {
         let path = "/nonexistent/head.safetensors"
         do {

@@ -166,4 +166,8 @@ public enum BLASRuntime {
     ///
     /// - Throws: `BLASError` if OpenBLAS is missing or fails its self-test.
     public static func info() throws(BLASError) -> BLASInfo { try OpenBLAS.load().info }
+
+    /// OpenBLAS's own thread count, process-wide. A `Detector` sets it to 1: it splits each layer
+    /// across its own workers and calls OpenBLAS single-threaded from each.
+    public static func threads() throws(BLASError) -> Int { try OpenBLAS.load().threads }
 }
