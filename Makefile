@@ -6,7 +6,7 @@ SWIFT ?= swift
 RELEASE := -c release -Xswiftc -enable-testing
 CONFORMANCE := Sources/PeripheryInference/Resources/Conformance
 # Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
-DEB_PACKAGES := libopenblas-dev
+DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev
 
 .PHONY: test demo deps build check-cli clean
 

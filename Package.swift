@@ -14,9 +14,11 @@ let package = Package(
         .target(name: "PeripheryGeometry", dependencies: ["PeripheryCore"]),
         // Headers only: the library is loaded at run time by BLAS/OpenBLAS.swift (see shim.h).
         .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CLibPNG", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
         .target(
             name: "PeripheryInference",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "COpenBLAS"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "COpenBLAS", "CLibPNG", "CJPEG"],
             resources: [.copy("Resources/Conformance")]
         ),
         .executableTarget(
