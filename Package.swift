@@ -25,7 +25,12 @@ let package = Package(
             name: "periphery-cli",
             dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"]
         ),
-        .testTarget(name: "PeripheryCoreTests", dependencies: ["PeripheryCore"]),
+        .testTarget(
+            name: "PeripheryCoreTests",
+            dependencies: ["PeripheryCore"],
+            // Read through #filePath, so that tests see the checked-in bytes.
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
         .testTarget(
             name: "PeripheryInferenceTests",
