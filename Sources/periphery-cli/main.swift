@@ -2,7 +2,8 @@ import Foundation
 
 /// `periphery`: a thin command line over the Periphery libraries.
 let commands: [any Command.Type] = [
-    SelfCheckCommand.self, LUTCommand.self, DecodeCommand.self, ForwardCommand.self, BenchCommand.self, InfoCommand.self,
+    SelfCheckCommand.self, DetectCommand.self, RunCommand.self, TrackCommand.self, LUTCommand.self, DecodeCommand.self,
+    ForwardCommand.self, BenchCommand.self, InfoCommand.self,
 ]
 
 let usage = """

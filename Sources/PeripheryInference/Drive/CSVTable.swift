@@ -1,0 +1,84 @@
+import Foundation
+
+/// A CSV file with a header row, read column by name.
+///
+/// Rows that cannot be used are not fatal: each is reported with its line number and skipped, as
+/// a recorder's files are expected to end mid-row after a crash. A missing column is an error.
+struct CSVTable {
+    /// Column index by header name.
+    let columns: [String: Int]
+    /// Data rows with their 1-based line numbers.
+    let rows: [(line: Int, fields: [Substring])]
+
+    /// Longest accepted line, bytes; longer ones are reported and skipped before being split.
+    static let maxLineLength = 64 * 1024
+    /// Largest accepted file, bytes.
+    static let maxFileSize = 1 << 30
+
+    /// Reads `path`.
+    ///
+    /// - Throws: `DriveError` if the file cannot be read, is too large or has no header.
+    init(path: String) throws(DriveError) {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if let size = attributes?[.size] as? Int, size > CSVTable.maxFileSize {
+            throw .unreadable(path: path, reason: "\(size) bytes exceeds the \(CSVTable.maxFileSize)-byte limit")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, reason: "cannot read file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw .unreadable(path: path, reason: "not UTF-8") }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().makeIterator()
+        guard let (_, header) = lines.next(), !header.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw .unreadable(path: path, reason: "no header row")
+        }
+        var columns: [String: Int] = [:]
+        for (i, name) in header.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
+            columns[name.trimmingCharacters(in: .whitespacesAndNewlines)] = i
+        }
+        var rows: [(Int, [Substring])] = []
+        while let (index, line) = lines.next() {
+            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
+            guard !trimmed.isEmpty else { continue }
+            guard trimmed.utf8.count <= CSVTable.maxLineLength else { continue }
+            rows.append((index + 1, trimmed.split(separator: ",", omittingEmptySubsequences: false)))
+        }
+        self.columns = columns
+        self.rows = rows
+    }
+
+    /// Index of a required column.
+    func column(_ name: String, in path: String) throws(DriveError) -> Int {
+        guard let index = columns[name] else { throw .missingColumn(path: path, column: name) }
+        return index
+    }
+}
+
+/// Why a drive cannot be read.
+public enum DriveError: Error, Equatable, CustomStringConvertible {
+    /// A file or directory cannot be read.
+    case unreadable(path: String, reason: String)
+    /// A CSV file lacks a required column.
+    case missingColumn(path: String, column: String)
+    /// The drive has no frames.
+    case noFrames(path: String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): "\(path): \(reason)"
+        case let .missingColumn(path, column): "\(path): missing column '\(column)'"
+        case let .noFrames(path): "\(path): no PNG or JPEG frames"
+        }
+    }
+}
+
+/// A row skipped while reading a drive, for the user to see.
+public struct SkippedRow: Sendable, Hashable, CustomStringConvertible {
+    /// File the row is in.
+    public var path: String
+    /// 1-based line number.
+    public var line: Int
+    /// What is wrong with it.
+    public var reason: String
+
+    public var description: String { "\(path):\(line): \(reason), skipped" }
+}

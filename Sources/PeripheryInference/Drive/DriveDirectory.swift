@@ -1,0 +1,161 @@
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+
+/// A recorded drive on disk: frames (PNG/JPEG, in name order) with optional `frames.csv`,
+/// `motion.csv` and `location.csv` in the reference layout (`reference.md` §13).
+public struct DriveDirectory: Sendable {
+    /// One frame: its picture file, its timestamp and, when `frames.csv` gives one, its camera.
+    public struct FrameEntry: Sendable {
+        public var path: String
+        /// Seconds, on the clock of `motion.csv` and `location.csv` when `frames.csv` is present.
+        public var timestamp: Double
+        public var intrinsics: CameraIntrinsics?
+    }
+
+    /// The drive's directory.
+    public let path: String
+    /// Frames in name order.
+    public let frames: [FrameEntry]
+    /// Yaw-rate samples `(t, rad/s)` from `motion.csv`, in time order.
+    public let yawRates: [(t: Double, rate: Double)]
+    /// Speed samples `(t, m/s)` from `location.csv`, in time order.
+    public let speeds: [(t: Double, speed: Double)]
+    /// Rows that could not be used, with their line numbers.
+    public let skipped: [SkippedRow]
+    private let yawRateTimes: [Double], speedTimes: [Double]
+
+    /// Reads a drive directory; frames without `frames.csv` are timed at `1/fps` intervals.
+    ///
+    /// - Throws: `DriveError` if the directory or a present CSV cannot be read, a CSV lacks a
+    ///   required column, or there are no frames.
+    public init(path: String, fps: Double = 10) throws(DriveError) {
+        let url = URL(fileURLWithPath: path)
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw .unreadable(path: path, reason: "not a readable directory")
+        }
+        let pictures = names.filter { ["png", "jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+        guard !pictures.isEmpty else { throw .noFrames(path: path) }
+        var skipped: [SkippedRow] = []
+
+        var cameras: [(pts: Double, intrinsics: CameraIntrinsics?)] = []
+        let framesCSV = url.appendingPathComponent("frames.csv").path
+        if FileManager.default.fileExists(atPath: framesCSV) {
+            let table = try CSVTable(path: framesCSV)
+            let pts = try table.column("pts", in: framesCSV)
+            let k = try ["k00", "k01", "k02", "k10", "k11", "k12", "k20", "k21", "k22"].map { name throws(DriveError) in
+                try table.column(name, in: framesCSV)
+            }
+            let width = try table.column("width", in: framesCSV), height = try table.column("height", in: framesCSV)
+            for row in table.rows {
+                guard let t = DriveDirectory.number(row.fields, pts), t.isFinite else {
+                    skipped.append(SkippedRow(path: framesCSV, line: row.line, reason: "pts is not a number"))
+                    continue
+                }
+                // K may be blank when the camera reported none: the calibration file's then applies.
+                var intrinsics: CameraIntrinsics?
+                let values = k.compactMap { DriveDirectory.number(row.fields, $0) }
+                if values.count == 9, let w = DriveDirectory.number(row.fields, width), let h = DriveDirectory.number(row.fields, height),
+                   let matrix = Matrix3(rowMajor: [Array(values[0..<3]), Array(values[3..<6]), Array(values[6..<9])]) {
+                    do {
+                        intrinsics = try CameraIntrinsics(K: matrix, width: Int(w), height: Int(h))
+                    } catch {
+                        skipped.append(SkippedRow(path: framesCSV, line: row.line, reason: "intrinsics: \(error)"))
+                    }
+                }
+                cameras.append((t, intrinsics))
+            }
+            if cameras.count != pictures.count {
+                skipped.append(SkippedRow(
+                    path: framesCSV, line: 0,
+                    reason: "\(cameras.count) rows for \(pictures.count) frames; frames without a row use 1/fps timing"))
+            }
+        }
+        frames = pictures.enumerated().map { index, name in
+            let camera = index < cameras.count ? cameras[index] : nil
+            return FrameEntry(
+                path: url.appendingPathComponent(name).path,
+                timestamp: camera?.pts ?? Double(index) / fps, intrinsics: camera?.intrinsics)
+        }
+
+        var rates: [(Double, Double)] = []
+        let motionCSV = url.appendingPathComponent("motion.csv").path
+        if FileManager.default.fileExists(atPath: motionCSV) {
+            let table = try CSVTable(path: motionCSV)
+            let columns = try ["t", "gx", "gy", "gz", "rx", "ry", "rz"].map { name throws(DriveError) in
+                try table.column(name, in: motionCSV)
+            }
+            for row in table.rows {
+                let values = columns.compactMap { DriveDirectory.number(row.fields, $0) }
+                let g = SIMD3(values.count == 7 ? values[1] : .nan, values.count == 7 ? values[2] : .nan, values.count == 7 ? values[3] : .nan)
+                let norm = (g * g).sum().squareRoot()
+                guard values.count == 7, values.allSatisfy(\.isFinite), norm > 0 else {
+                    skipped.append(SkippedRow(path: motionCSV, line: row.line, reason: "t, gravity or rotation rate missing or not finite"))
+                    continue
+                }
+                // Yaw rate about vehicle up: the rotation rate along −gravity (reference ReplayProcessor).
+                let r = SIMD3(values[4], values[5], values[6])
+                rates.append((values[0], -(r * g).sum() / norm))
+            }
+        }
+        var speeds: [(Double, Double)] = []
+        let locationCSV = url.appendingPathComponent("location.csv").path
+        if FileManager.default.fileExists(atPath: locationCSV) {
+            let table = try CSVTable(path: locationCSV)
+            let t = try table.column("t", in: locationCSV), speed = try table.column("speed", in: locationCSV)
+            for row in table.rows {
+                guard let time = DriveDirectory.number(row.fields, t), let v = DriveDirectory.number(row.fields, speed),
+                      time.isFinite, v.isFinite else {
+                    skipped.append(SkippedRow(path: locationCSV, line: row.line, reason: "t or speed missing or not a number"))
+                    continue
+                }
+                // A negative speed means "unknown" in CoreLocation.
+                if v >= 0 { speeds.append((time, v)) }
+            }
+        }
+        self.path = path
+        yawRates = rates.sorted { $0.0 < $1.0 }
+        self.speeds = speeds.sorted { $0.0 < $1.0 }
+        yawRateTimes = yawRates.map(\.t)
+        speedTimes = self.speeds.map(\.t)
+        self.skipped = skipped
+    }
+
+    static func number(_ fields: [Substring], _ index: Int) -> Double? {
+        guard index < fields.count else { return nil }
+        return Double(fields[index].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Ego motion between two frame times from the recorded yaw rates and speeds (reference
+    /// ReplayProcessor): mean yaw rate over `(previous, current]` (at least one sample), the latest
+    /// speed at or before `current` and at most 2 s old, then the constant-twist arc. Invalid when
+    /// either is missing.
+    public func egoDelta(from previous: Double, to current: Double) -> EgoDelta {
+        let dt = current - previous
+        var sum = 0.0, count = 0
+        var i = DriveDirectory.firstIndex(in: yawRateTimes, after: previous)
+        while i < yawRates.count && yawRates[i].t <= current {
+            sum += yawRates[i].rate
+            count += 1
+            i += 1
+        }
+        let latest = DriveDirectory.firstIndex(in: speedTimes, after: current) - 1
+        guard dt > 0, count > 0, latest >= 0, current - speeds[latest].t <= 2.0 else {
+            return EgoDelta(dx: 0, dy: 0, dyaw: 0, dt: max(dt, 0), valid: false)
+        }
+        return EgoDelta.arc(speed: speeds[latest].speed, yawRate: sum / Double(count), dt: dt)
+    }
+
+    /// Index of the first time greater than `t` in sorted `times` (binary search).
+    static func firstIndex(in times: [Double], after t: Double) -> Int {
+        var low = 0, high = times.count
+        while low < high {
+            let mid = (low + high) / 2
+            if times[mid] <= t { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}

@@ -1,0 +1,40 @@
+/// Why a picture file cannot be read or written.
+///
+/// Every case names the file (`path`; for in-memory data, the name the caller gave).
+public enum ImageError: Error, Equatable, CustomStringConvertible {
+    /// The file cannot be opened or read.
+    case unreadable(path: String, reason: String)
+    /// The file holds no bytes.
+    case empty(path: String)
+    /// The first bytes are neither a PNG signature nor a JPEG start-of-image marker.
+    case unknownFormat(path: String)
+    /// The header declares a size beyond `ImageFile.maxSide` per side or `ImageFile.maxPixels` in
+    /// all, or a zero side; nothing was allocated for it.
+    case badDimensions(path: String, width: Int, height: Int)
+    /// The data ends before the image does.
+    case truncated(path: String, format: ImageFormat)
+    /// The decoder rejected the data; `reason` is libpng's or libjpeg's message.
+    case corrupt(path: String, format: ImageFormat, reason: String)
+    /// A valid file of a kind this reader does not convert (e.g. a CMYK JPEG).
+    case unsupported(path: String, format: ImageFormat, reason: String)
+    /// The picture to write is empty, too large, or its pixel count disagrees with its size.
+    case invalidImage(path: String, reason: String)
+    /// Encoding, writing the temporary file or renaming it into place failed.
+    case writeFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): "\(path): cannot read: \(reason)"
+        case let .empty(path): "\(path): file is empty"
+        case let .unknownFormat(path): "\(path): not a PNG or JPEG file (unrecognised first bytes)"
+        case let .badDimensions(path, width, height):
+            "\(path): image size \(width) × \(height) is outside 1 ... \(ImageFile.maxSide) per side"
+                + " and \(ImageFile.maxPixels) pixels"
+        case let .truncated(path, format): "\(path): \(format) data is truncated"
+        case let .corrupt(path, format, reason): "\(path): corrupt \(format) data: \(reason)"
+        case let .unsupported(path, format, reason): "\(path): unsupported \(format): \(reason)"
+        case let .invalidImage(path, reason): "\(path): cannot write: \(reason)"
+        case let .writeFailed(path, reason): "\(path): write failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import PeripheryGeometry
+
+/// Reads PNG and JPEG files into `RGBImage` and writes `RGBImage` as PNG.
+///
+/// The format is chosen by the file's first bytes (`ImageFormat.sniff`), never by its extension.
+/// Every picture comes back as packed 8-bit RGB:
+/// - PNG of any bit depth and colour type: 16-bit samples are reduced to 8 bits, palette and grey
+///   are expanded, alpha is dropped (the colour samples are kept as stored, not composited). 16-bit
+///   files without colour information are taken as sRGB-encoded, as 8-bit ones are.
+/// - JPEG, baseline or progressive, greyscale, YCbCr or RGB. CMYK/YCCK JPEGs are `unsupported`.
+///
+/// The declared size is checked against `maxSide` and `maxPixels` from the header, before any
+/// image memory is allocated. Neither libpng nor libjpeg may longjmp through Swift frames: PNG goes
+/// through libpng's simplified API (errors as return values) and JPEG through the C function
+/// `periphery_jpeg_decode` in `CJPEG/shim.h`, which keeps setjmp/longjmp inside C.
+public enum ImageFile {
+    /// Largest accepted width or height, in pixels.
+    public static let maxSide = 16_384
+    /// Largest accepted pixel count, `width · height` (2²⁸, 768 MiB as RGB8).
+    public static let maxPixels = 1 << 28
+
+    /// Whether `width × height` is a size this reader accepts: both sides in `1 ... maxSide` and at
+    /// most `maxPixels` pixels.
+    public static func acceptsSize(width: Int, height: Int) -> Bool {
+        (1 ... maxSide).contains(width) && (1 ... maxSide).contains(height) && width * height <= maxPixels
+    }
+
+    /// Reads a PNG or JPEG file.
+    ///
+    /// - Throws: `ImageError` naming `path`: `unreadable`, `empty`, `unknownFormat`,
+    ///   `badDimensions`, `truncated`, `corrupt` or `unsupported`.
+    public static func read(path: String) throws(ImageError) -> RGBImage {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .unreadable(path: path, reason: error.localizedDescription)
+        }
+        return try decode(data, name: path)
+    }
+
+    /// Decodes PNG or JPEG bytes held in memory; `name` stands for the file in errors.
+    ///
+    /// - Throws: as `read(path:)`, less `unreadable`.
+    public static func decode(_ data: Data, name: String) throws(ImageError) -> RGBImage {
+        guard !data.isEmpty else { throw .empty(path: name) }
+        guard let format = ImageFormat.sniff(data) else { throw .unknownFormat(path: name) }
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(ImageError) in
+                switch format {
+                case .png: try PNGCodec.decode(bytes, name: name)
+                case .jpeg: try JPEGCodec.decode(bytes, name: name)
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Writes `image` as an 8-bit RGB PNG, atomically: the bytes go to a temporary file in the same
+    /// folder, which is then renamed onto `path`. A reader never sees a partial file, and a failed
+    /// write leaves any previous file at `path` as it was.
+    ///
+    /// - Throws: `ImageError.invalidImage` when the picture is empty, too large or its pixel array
+    ///   does not hold `width · height · 3` bytes; `ImageError.writeFailed` when encoding, writing or
+    ///   renaming fails.
+    public static func writePNG(_ image: RGBImage, to path: String) throws(ImageError) {
+        guard acceptsSize(width: image.width, height: image.height) else {
+            throw .invalidImage(path: path, reason: "size \(image.width) × \(image.height) is outside the limits")
+        }
+        guard image.pixels.count == image.width * image.height * 3 else {
+            throw .invalidImage(
+                path: path, reason: "\(image.pixels.count) bytes of pixels for \(image.width) × \(image.height) RGB")
+        }
+        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        do throws(ImageError) {
+            try PNGCodec.write(image, toFile: temporary, name: path)
+            guard rename(temporary, path) == 0 else {
+                throw .writeFailed(path: path, reason: "rename: \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Dispatch
+import PeripheryCore
+import PeripheryGeometry
+
+/// One camera frame and what is known about it when it arrives.
+public struct PerceptionFrame {
+    /// The picture.
+    public var pixels: FramePixels
+    /// Capture time, seconds (any monotonic clock).
+    public var timestamp: Double
+    /// The camera, for this frame's pixel size.
+    public var intrinsics: CameraIntrinsics
+    /// The mount.
+    public var pose: MountPose
+    /// Ego motion since the previous frame, if known.
+    public var ego: EgoDelta?
+
+    /// Creates a frame.
+    public init(pixels: FramePixels, timestamp: Double, intrinsics: CameraIntrinsics, pose: MountPose, ego: EgoDelta? = nil) {
+        self.pixels = pixels
+        self.timestamp = timestamp
+        self.intrinsics = intrinsics
+        self.pose = pose
+        self.ego = ego
+    }
+}
+
+/// Milliseconds per stage of one `PerceptionEngine.process` call.
+public struct PerceptionTimings: Sendable, Hashable {
+    /// Calibration and LUT rebuild (0 when the rebuild policy keeps the old ones).
+    public var calibrate: Double
+    /// Crop, resize, letterbox and normalisation.
+    public var preprocess: Double
+    /// Network and decode, `backbone + gather + head + decode`.
+    public var inference: Double
+    public var backbone: Double
+    public var gather: Double
+    public var head: Double
+    public var decode: Double
+    /// Tracker step.
+    public var track: Double
+
+    /// Sum of all stages.
+    public var total: Double { calibrate + preprocess + inference + track }
+}
+
+/// What one frame produced.
+public struct PerceptionResult: Sendable {
+    /// Detections of this frame, vehicle frame, descending score.
+    public var detections: [Detection]
+    /// Confirmed tracks after this frame.
+    public var tracks: [TrackedVehicle]
+    /// The calibration used: crop, achieved focal, pose.
+    public var calibration: CameraCalibration
+    /// Whether the calibration and LUT were rebuilt for this frame.
+    public var rebuilt: Bool
+    /// Whether the tracker was reset before this frame (reference reset rules).
+    public var trackerReset: Bool
+    /// Per-stage timings.
+    public var timings: PerceptionTimings
+}
+
+/// Why a frame cannot be processed.
+public enum PerceptionError: Error, Equatable, CustomStringConvertible {
+    /// The frame's pixel size differs from the size its intrinsics describe.
+    case frameSizeMismatch(pixels: String, intrinsics: String)
+
+    public var description: String {
+        switch self {
+        case let .frameSizeMismatch(pixels, intrinsics): "frame is \(pixels) but its intrinsics describe \(intrinsics)"
+        }
+    }
+}
+
+/// The whole per-frame pipeline: calibrate → crop → preprocess → detect → decode → track.
+///
+/// Calibration and ProjectionLUT are rebuilt only when `RebuildPolicy` says so. The tracker is
+/// reset, and fed `EgoDelta(dt: 0)`, when the reference resets it (`tracker.md` §8.6): no previous
+/// frame, no or invalid ego motion, a frame interval ≤ 0 or > 1 s, or an ego `dt` more than 20 ms
+/// off the interval. A frame with a non-finite timestamp resets the tracker and reports no tracks.
+/// One engine per thread; it reuses all its buffers across frames.
+public final class PerceptionEngine {
+    /// Decode operating point; the reference runs live with the plausibility filter on.
+    public var settings: DecodeSettings
+    private let detector: Detector
+    private let preprocessor = Preprocessor()
+    private var tracker: VehicleTracker
+    private var current: (calibration: CameraCalibration, lut: ProjectionLUT)?
+    private var previousTimestamp: Double?
+
+    /// Builds an engine.
+    ///
+    /// - Throws: `BLASError` if OpenBLAS cannot be loaded.
+    public init(
+        weights: Safety40Weights, threads: Int? = nil,
+        settings: DecodeSettings = DecodeSettings(rejectImplausible: true),
+        tracker configuration: TrackerConfiguration = TrackerConfiguration()
+    ) throws(BLASError) {
+        detector = try Detector(weights: weights, threads: threads)
+        self.settings = settings
+        tracker = VehicleTracker(configuration: configuration)
+    }
+
+    /// Worker threads per layer.
+    public var threads: Int { detector.threads }
+
+    /// The BLAS the detector runs on.
+    public var blas: BLASInfo { detector.blas }
+
+    /// Tracker counters so far.
+    public var counters: TrackerCounters { tracker.counters }
+
+    /// Forgets all tracks and the previous frame.
+    public func reset() {
+        tracker.reset()
+        previousTimestamp = nil
+    }
+
+    /// Processes one frame.
+    ///
+    /// - Throws: `PerceptionError` if the frame does not match its intrinsics.
+    public func process(_ frame: PerceptionFrame) throws(PerceptionError) -> PerceptionResult {
+        let k = frame.intrinsics
+        guard frame.pixels.width == k.width, frame.pixels.height == k.height else {
+            throw .frameSizeMismatch(pixels: "\(frame.pixels.width)×\(frame.pixels.height)", intrinsics: "\(k.width)×\(k.height)")
+        }
+        var timings = PerceptionTimings(calibrate: 0, preprocess: 0, inference: 0, backbone: 0, gather: 0, head: 0, decode: 0, track: 0)
+        var mark = DispatchTime.now().uptimeNanoseconds
+        func lap() -> Double {
+            let now = DispatchTime.now().uptimeNanoseconds
+            defer { mark = now }
+            return Double(now - mark) / 1e6
+        }
+
+        let setup = CameraSetup(intrinsics: k, pose: frame.pose)
+        var rebuilt = false
+        if current.map({ RebuildPolicy.needsRebuild(old: $0.calibration.setup, new: setup) }) ?? true {
+            let calibration = CameraCalibration(setup)
+            current = (calibration, ProjectionLUT(calibration: calibration))
+            rebuilt = true
+        }
+        // Both set just above when missing.
+        guard let (calibration, lut) = current else { preconditionFailure("calibration missing after rebuild") }
+        timings.calibrate = lap()
+
+        let image = preprocessor.process(frame.pixels, crop: calibration.crop)
+        timings.preprocess = lap()
+
+        let detections: [Detection]
+        do {
+            let output = try detector.detect(image: image, lut: lut, settings: settings)
+            detections = output.detections
+            timings.backbone = output.timings.backbone
+            timings.gather = output.timings.gather
+            timings.head = output.timings.head
+            timings.decode = output.timings.decode
+        } catch {
+            // The preprocessor writes the contract's [3, 256, 512] and the LUT has 6560 voxels.
+            preconditionFailure("detector rejected the engine's own buffers: \(error)")
+        }
+        timings.inference = lap()
+
+        let t = frame.timestamp
+        var ego = frame.ego ?? EgoDelta(dt: 0)
+        let reset = TrackerResetPolicy.needsReset(timestamp: t, previous: previousTimestamp, ego: frame.ego)
+        if reset {
+            tracker.reset()
+            ego = EgoDelta(dt: 0)
+        }
+        var tracks: [TrackedVehicle] = []
+        if t.isFinite {
+            tracks = tracker.step(detections: detections, ego: ego, t: t)
+            previousTimestamp = t
+        } else {
+            previousTimestamp = nil
+        }
+        timings.track = lap()
+        return PerceptionResult(
+            detections: detections, tracks: tracks, calibration: calibration, rebuilt: rebuilt, trackerReset: reset,
+            timings: timings)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+import PeripheryInference
+
+/// `periphery detect`: one camera frame in, detections and pictures out.
+enum DetectCommand: Command {
+    static let name = "detect"
+    static let summary = "Detect vehicles in one camera frame (PNG/JPEG); print JSON, draw pictures on request."
+    static let help = """
+        USAGE: periphery detect IMAGE --calibration C.json [--weights W] [--threshold T] [--nms-radius R]
+                                [--reject-implausible] [--json OUT.json] [--overlay O.png] [--bev B.png]
+
+        Runs the whole pipeline on IMAGE: focal-matched crop, resize, letterbox and normalisation, the
+        Safety40 network, decode. Prints a JSON array of detections {score, label, class, x, y, z,
+        length, width, height, yaw} (vehicle frame, metres, radians) to stdout, or to OUT.json.
+        --overlay draws the boxes on the frame, --bev the 2.5D bird's-eye view.
+
+        OPTIONS:
+          --calibration C.json   camera and mount; its frame size must be the image's
+          --weights W            weights file (default: Weights/safety40-random-init.safetensors)
+          --threshold T          score threshold in [0, 1] (default 0.50)
+          --nms-radius R         circular NMS radius in metres (default 2.0)
+          --reject-implausible   drop boxes whose size is implausible for their class
+          --json OUT.json        write the detections there instead of stdout
+          --overlay O.png        camera frame with boxes and ground guides
+          --bev B.png            bird's-eye view
+          --threads T            worker threads (default: all cores)
+          --help                 show this help
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(
+            arguments,
+            options: ["calibration", "weights", "threshold", "nms-radius", "json", "overlay", "bev", "threads"],
+            flags: ["reject-implausible"])
+        guard args.positional.count == 1 else { throw CLIError("give exactly one IMAGE") }
+        let imagePath = args.positional[0]
+        let setup = try CalibrationFile.load(path: try args.required("calibration"))
+        let image = try ImageFile.read(path: imagePath)
+        guard image.width == setup.intrinsics.width, image.height == setup.intrinsics.height else {
+            throw CLIError("\(imagePath) is \(image.width)x\(image.height) but the calibration describes \(setup.intrinsics.width)x\(setup.intrinsics.height)")
+        }
+        warnIfFocalMismatched(CameraCalibration(setup))
+        let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
+        let untrained = weights.metadata["trained"] == "false"
+        let engine = try PerceptionEngine(
+            weights: weights, threads: try Defaults.threads(args),
+            settings: DecodeSettings(
+                scoreThreshold: Float(try args.number("threshold", default: 0.5, in: 0...1)),
+                nmsRadius: try args.number("nms-radius", default: 2.0, in: 0...1000),
+                rejectImplausible: args.flag("reject-implausible")))
+        let result = try engine.process(PerceptionFrame(
+            pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))
+
+        let json = DecodeCommand.detectionsJSON(result.detections) + "\n"
+        if let out = args.value("json") {
+            try write(Data(json.utf8), to: out)
+            printError("\(result.detections.count) detections -> \(out)")
+        } else {
+            FileHandle.standardOutput.write(Data(json.utf8))
+        }
+        let vehicles = FrameRendering.vehicles(from: result.detections)
+        if let out = args.value("overlay") {
+            try ImageFile.writePNG(
+                FrameRendering.overlay(frame: image, calibration: result.calibration, vehicles: vehicles, untrained: untrained), to: out)
+            printError("overlay -> \(out)")
+        }
+        if let out = args.value("bev") {
+            try ImageFile.writePNG(FrameRendering.birdsEye(calibration: result.calibration, vehicles: vehicles, untrained: untrained), to: out)
+            printError("bird's-eye view -> \(out)")
+        }
+        return 0
+    }
+
+    static func write(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIError("\(path): cannot write (\(error.localizedDescription))")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import PeripheryCore
+import PeripheryGeometry
+
+/// Pictures the `detect` and `run` commands draw.
+enum FrameRendering {
+    /// Caption drawn on pictures made with untrained weights.
+    static let untrainedCaption = "UNTRAINED TEST WEIGHTS - boxes are not real vehicles"
+
+    /// Single-frame detections drawn as unconfirmed, observed boxes with ids in score order.
+    static func vehicles(from detections: [Detection]) -> [TrackedVehicle] {
+        detections.enumerated().map { index, d in
+            TrackedVehicle(
+                id: index + 1, x: d.x, y: d.y, z: d.z, length: d.length, width: d.width, height: d.height, yaw: d.yaw,
+                modelYaw: d.yaw, headingSource: .model, label: d.label, score: Double(d.score), hits: 1, observed: true,
+                ageSeconds: 0, state: .unknown, velocity: nil, trail: [])
+        }
+    }
+}
+
+extension FrameRendering {
+    /// The camera frame with boxes and ground guides, captioned when the weights are untrained.
+    static func overlay(frame: RGBImage, calibration: CameraCalibration, vehicles: [TrackedVehicle], untrained: Bool) -> RGBImage {
+        let drawn = CameraOverlay(calibration: calibration).render(on: frame, vehicles: vehicles)
+        return untrained ? captioned(drawn) : drawn
+    }
+
+    /// The 2.5D bird's-eye view, captioned when the weights are untrained.
+    static func birdsEye(calibration: CameraCalibration, vehicles: [TrackedVehicle], untrained: Bool) -> RGBImage {
+        let view = WorldView(networkFocal: calibration.crop.achievedFocal).render(vehicles, width: 960, height: 540)
+        return untrained ? captioned(view) : view
+    }
+
+    /// Camera pane and bird's-eye view side by side.
+    static func composite(frame: RGBImage, calibration: CameraCalibration, vehicles: [TrackedVehicle], untrained: Bool) -> RGBImage {
+        Composite(overlay: CameraOverlay(calibration: calibration), world: WorldView(networkFocal: calibration.crop.achievedFocal))
+            .render(frame: frame, vehicles: vehicles, caption: untrained ? untrainedCaption : nil, width: 1280, height: 540)
+    }
+
+    /// The untrained-weights caption across the top of a picture.
+    static func captioned(_ picture: RGBImage) -> RGBImage {
+        var canvas = Canvas(picture)
+        let scale = max(1, picture.height / 270)
+        canvas.text(
+            untrainedCaption, at: SIMD2(picture.width / 2, 4 * scale), scale: scale, colour: Colour(hex: 0xFFD24A),
+            alignment: .centre, halo: Colour(hex: 0x000000))
+        return canvas.image
+    }
+}
