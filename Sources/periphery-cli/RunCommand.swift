@@ -96,8 +96,10 @@ enum RunCommand: Command {
             }
             try sidecar.append(pts: frame.timestamp, ego: ego ?? EgoDelta(dt: 0, valid: false), result: result)
             if render {
+                let speed = ego.flatMap { $0.valid && $0.dt > 0 ? ($0.dx * $0.dx + $0.dy * $0.dy).squareRoot() / $0.dt : nil } ?? 0
                 let picture = FrameRendering.composite(
-                    frame: frame.image, calibration: result.calibration, vehicles: result.tracks, untrained: untrained)
+                    frame: frame.image, calibration: result.calibration, vehicles: result.tracks, egoSpeed: speed,
+                    untrained: untrained)
                 try ImageFile.writePNG(picture, to: String(format: "%@/render/%06d.png", outDirectory, processed))
             }
             previous = frame.timestamp
