@@ -210,39 +210,4 @@ struct DrawingTests {
         #expect(target.image[1, 1] == SIMD3(255, 255, 255) && target.image[2, 1] == SIMD3(0, 0, 0))
         #expect(target.image[0, 0] == SIMD3(0, 0, 0))
     }
-
-    @Test(.enabled(if: writesDrawingSamples)) func writeSamples() throws {
-        // Font specimen at scales 1 and 3, and a line / polygon test card.
-        var font = Canvas(width: 620, height: 150, background: Palette.ground)
-        let ascii = String((32..<127).map { Character(UnicodeScalar(UInt8($0))) })
-        font.text(String(ascii.prefix(48)), at: SIMD2(4, 4), colour: Palette.ink2)
-        font.text(String(ascii.dropFirst(48)), at: SIMD2(4, 16), colour: Palette.ink2)
-        font.text("ego 43 km/h #12", at: SIMD2(4, 34), scale: 3, colour: Palette.moving)
-        font.text("12 m 0 km/h gjpqy", at: SIMD2(4, 64), scale: 3, colour: Palette.parked, halo: .init(hex: 0))
-        font.text("UNTRAINED TEST WEIGHTS", at: SIMD2(4, 100), scale: 3, colour: Palette.vision)
-        try writePPM(font.image, to: "/tmp/periphery-font.ppm")
-        var card = Canvas(width: 300, height: 200, background: Colour(hex: 0x202020))
-        for i in 0..<12 {
-            let a = Double(i) * Double.pi / 12
-            card.strokeLine(
-                from: SIMD2(70, 70), to: SIMD2(70 + 60 * cos(a), 70 + 60 * sin(a)), colour: Self.white,
-                style: StrokeStyle(width: 0.5 + Double(i) * 0.25, dash: i % 3 == 0 ? [5, 4] : []))
-        }
-        card.fill(polygon: [SIMD2(150, 20), SIMD2(290, 60), SIMD2(200, 180)], colour: Palette.radar.opacity(0.6))
-        card.fill(polygon: [SIMD2(170, 100), SIMD2(280, 100), SIMD2(240, 190)], colour: Self.red.opacity(0.5))
-        card.stroke(
-            [SIMD2(150, 20), SIMD2(290, 60), SIMD2(200, 180)], closed: true, colour: Self.white,
-            style: .dashed(1.5, [5, 4]))
-        try writePPM(card.image, to: "/tmp/periphery-card.ppm")
-    }
 }
-
-/// Writes a picture as binary PPM (P6), to look at drawings while developing.
-func writePPM(_ image: RGBImage, to path: String) throws {
-    var data = Data("P6\n\(image.width) \(image.height)\n255\n".utf8)
-    data.append(contentsOf: image.pixels)
-    try data.write(to: URL(fileURLWithPath: path))
-}
-
-/// Whether to write the sample pictures (set `PERIPHERY_DRAWING_SAMPLES=1`).
-let writesDrawingSamples = ProcessInfo.processInfo.environment["PERIPHERY_DRAWING_SAMPLES"] != nil

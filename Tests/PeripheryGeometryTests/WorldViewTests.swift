@@ -169,24 +169,4 @@ struct WorldViewTests {
         let strip = (585..<600).flatMap { y in (0..<200).map { image[$0, y] } }
         #expect(strip.contains(Palette.vision.rgb8) && strip.contains(Palette.hudBackground.rgb8))
     }
-
-    @Test(.enabled(if: writesDrawingSamples)) func writeSamples() throws {
-        let vehicles = CameraOverlayTests.sampleScene()
-        let world = WorldView().render(vehicles, egoSpeed: 12, width: 1000, height: 640)
-        try writePPM(world, to: "/tmp/periphery-world.ppm")
-        let steep = WorldView(tiltDegrees: 45).render(vehicles, width: 700, height: 700)
-        try writePPM(steep, to: "/tmp/periphery-world-45.ppm")
-        // Close-up of every profile, framed by hand.
-        let closeUp = WorldCamera(width: 900, height: 500, tilt: 35 * .pi / 180, aim: 10, distance: 26)
-        typealias T = CameraOverlayTests
-        let row: [TrackedVehicle] = [
-            T.vehicle(id: 1, x: 8, y: 5, yaw: 0.6, state: .moving),
-            T.vehicle(id: 2, x: 8, y: 1.5, length: 5.5, width: 2.1, height: 1.8, yaw: 0.6, state: .parked),
-            T.vehicle(id: 3, x: 10, y: -3, length: 9, width: 2.5, height: 3.2, yaw: 0.6, label: 1, state: .unknown),
-            T.vehicle(id: 4, x: 12, y: 7, length: 1.9, width: 0.7, height: 1.4, yaw: 0.6, label: 2, state: .moving),
-            T.vehicle(
-                id: 5, x: 13, y: 3.5, length: 0.6, width: 0.6, height: 1.7, label: 3, observed: false, state: .parked),
-        ]
-        try writePPM(WorldView().render(row, camera: closeUp), to: "/tmp/periphery-profiles.ppm")
-    }
 }
