@@ -1,0 +1,77 @@
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+
+/// A labelled dataset on disk, as `periphery synth` writes it and `periphery eval` reads it:
+///
+/// ```
+/// DIR/images/000000.png         the camera frame
+/// DIR/calibration/000000.json   its calibration file (docs/geometry.md format)
+/// DIR/labels/000000.json        {"vehicles": [{"class", "label", "x", "y", "z", "length", "width",
+///                                 "height", "yaw", "visible_pixels", "occlusion", "truncation"}]}
+/// ```
+/// Labels list the visible vehicles in the vehicle frame (z is the box centre).
+public struct SyntheticDataset: Sendable {
+    /// The dataset directory.
+    public let path: String
+
+    /// A dataset at `path` (created on first write).
+    public init(path: String) { self.path = path }
+
+    func file(_ folder: String, _ index: Int, _ ext: String) -> String {
+        String(format: "%@/%@/%06d.%@", path, folder, index, ext)
+    }
+
+    /// Frame indices present, in order (from the image files).
+    public func indices() throws(DriveError) -> [Int] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path + "/images") else {
+            throw .unreadable(path: path + "/images", reason: "not a readable directory")
+        }
+        return names.compactMap { $0.hasSuffix(".png") ? Int($0.dropLast(4)) : nil }.sorted()
+    }
+
+    /// Writes one frame, its calibration and its visible labels.
+    public func write(index: Int, image: RGBImage, setup: CameraSetup, labels: [SyntheticLabel]) throws {
+        for folder in ["images", "calibration", "labels"] {
+            try FileManager.default.createDirectory(atPath: "\(path)/\(folder)", withIntermediateDirectories: true)
+        }
+        try ImageFile.writePNG(image, to: file("images", index, "png"))
+        try CalibrationFile.encode(setup).write(to: URL(fileURLWithPath: file("calibration", index, "json")), options: .atomic)
+        let vehicles: [[String: Any]] = labels.map { l in
+            let b = l.box
+            return [
+                "class": VehicleClass(rawValue: b.label)?.name ?? "unknown", "label": b.label, "x": b.x, "y": b.y, "z": b.z,
+                "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw,
+                "visible_pixels": l.visiblePixels, "occlusion": l.occlusion, "truncation": l.truncation,
+            ]
+        }
+        let data = try JSONSerialization.data(withJSONObject: ["vehicles": vehicles], options: [.sortedKeys])
+        try data.write(to: URL(fileURLWithPath: file("labels", index, "json")), options: .atomic)
+    }
+
+    /// Reads one frame's picture, calibration and ground truth.
+    ///
+    /// - Throws: the image, calibration or label error, naming the file and field.
+    public func read(index: Int) throws -> (image: RGBImage, setup: CameraSetup, truth: [GroundTruthBox]) {
+        let image = try ImageFile.read(path: file("images", index, "png"))
+        let setup = try CalibrationFile.load(path: file("calibration", index, "json"))
+        let labelPath = file("labels", index, "json")
+        guard let data = FileManager.default.contents(atPath: labelPath),
+              let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              let vehicles = root["vehicles"] as? [[String: Any]] else {
+            throw DriveError.unreadable(path: labelPath, reason: "not a labels object with a 'vehicles' array")
+        }
+        let truth = try vehicles.enumerated().map { i, v throws(DriveError) -> GroundTruthBox in
+            func number(_ key: String) throws(DriveError) -> Double {
+                guard let n = v[key] as? NSNumber, n.doubleValue.isFinite else {
+                    throw .unreadable(path: labelPath, reason: "vehicles[\(i)].\(key) must be a finite number")
+                }
+                return n.doubleValue
+            }
+            return GroundTruthBox(
+                label: Int(try number("label")), x: try number("x"), y: try number("y"), z: try number("z"),
+                length: try number("length"), width: try number("width"), height: try number("height"), yaw: try number("yaw"))
+        }
+        return (image, setup, truth)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+import PeripheryInference
+
+/// `periphery eval`: the detection table of docs/evaluation over a labelled dataset.
+enum EvalCommand: Command {
+    static let name = "eval"
+    static let summary = "Evaluate detection on a labelled dataset (precision, recall, F1, centre and yaw error)."
+    static let help = """
+        USAGE: periphery eval --data DIR [--weights W] [--threshold T] [--pitch-bias DEG] [--json]
+
+        Runs the detector on every frame of a dataset written by `periphery synth` and matches its
+        detections with the labels by the project's rule (evaluation.md: region 0-40 m x ±10 m,
+        vehicles only, predictions by descending score take the nearest unmatched truth closer than
+        2.0 m). Prints precision, recall, F1, median centre error, median yaw error, precision and
+        recall inside 10 m, contact error and the frame count.
+
+        OPTIONS:
+          --data DIR          dataset directory (images/, calibration/, labels/)
+          --weights W         weights file (default: Weights/safety40-random-init.safetensors)
+          --threshold T       operating point (default 0.60, the display threshold)
+          --pitch-bias DEG    add this to every frame's mount pitch (pitch sensitivity)
+          --json              print one JSON object instead of the table
+          --threads T         worker threads (default: all cores)
+          --help              show this help
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch-bias", "threads"], flags: ["json"])
+        try args.expectNoPositional()
+        let dataset = SyntheticDataset(path: try args.required("data"))
+        let threshold = Float(try args.number("threshold", default: 0.6, in: 0...1))
+        let bias = try args.number("pitch-bias", default: 0, in: -10...10) * .pi / 180
+        let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
+        // Decode at the operating point or below, so that the matcher sees every candidate it counts.
+        let engine = try PerceptionEngine(
+            weights: weights, threads: try Defaults.threads(args),
+            settings: DecodeSettings(scoreThreshold: min(threshold, 0.5), rejectImplausible: true))
+        var evaluation = DetectionEvaluation(matcher: DetectionMatcher(scoreThreshold: threshold))
+        for index in try dataset.indices() {
+            let (image, setup, truth) = try dataset.read(index: index)
+            var pose = setup.pose
+            pose.pitch += bias
+            engine.reset()
+            let result = try engine.process(PerceptionFrame(
+                pixels: try FramePixels(image), timestamp: Double(index), intrinsics: setup.intrinsics, pose: pose))
+            evaluation.add(predictions: result.detections, groundTruth: truth)
+        }
+        print(args.flag("json") ? evaluation.report.json : evaluation.report.description)
+        if weights.metadata["trained"] == "false" { printError("note: untrained test weights - these numbers measure nothing") }
+        return 0
+    }
+}
