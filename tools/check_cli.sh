@@ -52,6 +52,7 @@ PY
 "$bin" synth --frames 3 --seed 11 --out "$out/synth-b" --width 320 --height 200
 diff -r "$out/synth-a" "$out/synth-b"
 "$bin" eval --data "$out/synth-a" --json > "$out/eval.json"
+"$bin" eval --data "$out/synth-a" --pitch-bias 0.5 --pitch-jitter 0.25 --json > /dev/null
 python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["frames"] == 3 and {"precision", "recall", "f1", "median_centre_error_m", "median_yaw_error_deg", "precision_10m", "recall_10m"} <= set(r), r; print("synth + eval: 3 frames")' "$out/eval.json"
 
 # Bad input is an error with a message, not a crash.

@@ -8,7 +8,7 @@ enum EvalCommand: Command {
     static let name = "eval"
     static let summary = "Evaluate detection on a labelled dataset (precision, recall, F1, centre and yaw error)."
     static let help = """
-        USAGE: periphery eval --data DIR [--weights W] [--threshold T] [--pitch-bias DEG] [--json]
+        USAGE: periphery eval --data DIR [--weights W] [--threshold T] [--pitch-bias DEG] [--pitch-jitter DEG] [--json]
 
         Runs the detector on every frame of a dataset written by `periphery synth` and matches its
         detections with the labels by the project's rule (evaluation.md: region 0-40 m x ±10 m,
@@ -21,17 +21,20 @@ enum EvalCommand: Command {
           --weights W         weights file (default: Weights/safety40-random-init.safetensors)
           --threshold T       operating point (default 0.60, the display threshold)
           --pitch-bias DEG    add this to every frame's mount pitch (pitch sensitivity)
+          --pitch-jitter DEG  add zero-mean Gaussian noise of this σ to each frame's pitch (fixed seed)
           --json              print one JSON object instead of the table
           --threads T         worker threads (default: all cores)
           --help              show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch-bias", "threads"], flags: ["json"])
+        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch-bias", "pitch-jitter", "threads"], flags: ["json"])
         try args.expectNoPositional()
         let dataset = SyntheticDataset(path: try args.required("data"))
         let threshold = Float(try args.number("threshold", default: 0.6, in: 0...1))
         let bias = try args.number("pitch-bias", default: 0, in: -10...10) * .pi / 180
+        let jitter = try args.number("pitch-jitter", default: 0, in: 0...10) * .pi / 180
+        var random = SyntheticRandom(seed: 20_260_831)
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
         // Decode at the operating point or below, so that the matcher sees every candidate it counts.
         let engine = try PerceptionEngine(
@@ -41,7 +44,9 @@ enum EvalCommand: Command {
         for index in try dataset.indices() {
             let (image, setup, truth) = try dataset.read(index: index)
             var pose = setup.pose
-            pose.pitch += bias
+            // Box–Muller: one standard normal per frame.
+            let normal = (-2 * log(max(random.uniform(0, 1), .leastNormalMagnitude))).squareRoot() * cos(2 * .pi * random.uniform(0, 1))
+            pose.pitch += bias + jitter * normal
             engine.reset()
             let result = try engine.process(PerceptionFrame(
                 pixels: try FramePixels(image), timestamp: Double(index), intrinsics: setup.intrinsics, pose: pose))
