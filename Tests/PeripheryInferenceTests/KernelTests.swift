@@ -1,18 +1,10 @@
+import PeripheryGeometry
 @testable import PeripheryInference
 import Testing
 
-/// Deterministic test data (SplitMix64), so failures reproduce.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Deterministic test data from the synthetic world's SplitMix64, so failures reproduce.
+extension SyntheticRandom {
     mutating func float() -> Float { Float(next() >> 40) / Float(1 << 24) * 2 - 1 }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
     mutating func floats(_ count: Int) -> [Float] { (0..<count).map { _ in float() } }
 }
 
@@ -69,11 +61,11 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
     /// with and without residual and ReLU, on 1–3 workers and scratch small enough to force tiling.
     @Test(arguments: 0..<24)
     func convolutionMatchesNaive(_ seed: Int) throws {
-        var rng = SplitMix64(state: UInt64(seed) &* 7919 &+ 1)
-        let k = [1, 3, 7][rng.int(0...2)], stride = rng.int(1...2)
+        var rng = SyntheticRandom(seed: UInt64(seed) &* 7919 &+ 1)
+        let k = [1, 3, 7][rng.integer(0...2)], stride = rng.integer(1...2)
         let padding = seed % 5 == 0 ? 0 : k / 2
-        let cin = rng.int(1...13), cout = rng.int(1...17), h = rng.int(k...23), w = rng.int(k...29)
-        let threads = rng.int(1...3)
+        let cin = rng.integer(1...13), cout = rng.integer(1...17), h = rng.integer(k...23), w = rng.integer(k...29)
+        let threads = rng.integer(1...3)
         let conv = Convolution(
             name: "test", inChannels: cin, outChannels: cout, kernelSize: k, stride: stride, padding: padding,
             weights: rng.floats(cout * cin * k * k), bias: rng.floats(cout))
@@ -99,9 +91,9 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
 
     @Test(arguments: 0..<20)
     func maxPoolMatchesNaive(_ seed: Int) throws {
-        var rng = SplitMix64(state: UInt64(seed) &+ 100)
-        let c = rng.int(1...9), h = rng.int(2...21), w = rng.int(2...21)
-        let (context, arena) = try makeContext(threads: rng.int(1...3))
+        var rng = SyntheticRandom(seed: UInt64(seed) &+ 100)
+        let c = rng.integer(1...9), h = rng.integer(2...21), w = rng.integer(2...21)
+        let (context, arena) = try makeContext(threads: rng.integer(1...3))
         let input = arena.tensor(c, h, w), output = arena.tensor(c, (h - 1) / 2 + 1, (w - 1) / 2 + 1)
         let values = rng.floats(input.count)
         fill(input, values)
@@ -123,9 +115,9 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
 
     @Test(arguments: 0..<20)
     func bilinearMatchesPyTorchFormula(_ seed: Int) throws {
-        var rng = SplitMix64(state: UInt64(seed) &+ 200)
-        let c = rng.int(1...5), sh = rng.int(1...17), sw = rng.int(1...17), th = rng.int(1...40), tw = rng.int(1...40)
-        let (context, arena) = try makeContext(threads: rng.int(1...2))
+        var rng = SyntheticRandom(seed: UInt64(seed) &+ 200)
+        let c = rng.integer(1...5), sh = rng.integer(1...17), sw = rng.integer(1...17), th = rng.integer(1...40), tw = rng.integer(1...40)
+        let (context, arena) = try makeContext(threads: rng.integer(1...2))
         let source = arena.tensor(c, sh, sw), target = arena.tensor(c, th, tw)
         let values = rng.floats(source.count)
         fill(source, values)
@@ -152,9 +144,9 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
 
     @Test(arguments: 0..<20)
     func nearestUpsampleAddMatchesNaive(_ seed: Int) throws {
-        var rng = SplitMix64(state: UInt64(seed) &+ 300)
-        let c = rng.int(1...5), sh = rng.int(1...9), sw = rng.int(1...9), th = rng.int(1...20), tw = rng.int(1...20)
-        let (context, arena) = try makeContext(threads: rng.int(1...2))
+        var rng = SyntheticRandom(seed: UInt64(seed) &+ 300)
+        let c = rng.integer(1...5), sh = rng.integer(1...9), sw = rng.integer(1...9), th = rng.integer(1...20), tw = rng.integer(1...20)
+        let (context, arena) = try makeContext(threads: rng.integer(1...2))
         let source = arena.tensor(c, sh, sw), target = arena.tensor(c, th, tw)
         let s = rng.floats(source.count), t = rng.floats(target.count)
         fill(source, s)
@@ -175,9 +167,9 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
 
     @Test(arguments: 0..<20)
     func spaceToChannelMatchesPermuteReshape(_ seed: Int) throws {
-        var rng = SplitMix64(state: UInt64(seed) &+ 400)
-        let (context, arena) = try makeContext(threads: rng.int(1...3))
-        let channels = rng.int(1...9), x = rng.int(1...7), y = rng.int(1...9), z = rng.int(1...3)
+        var rng = SyntheticRandom(seed: UInt64(seed) &+ 400)
+        let (context, arena) = try makeContext(threads: rng.integer(1...3))
+        let channels = rng.integer(1...9), x = rng.integer(1...7), y = rng.integer(1...9), z = rng.integer(1...3)
         let volume = arena.tensor(channels, 1, x * y * z), output = arena.tensor(z * channels, x, y)
         let values = rng.floats(volume.count)
         fill(volume, values)
@@ -193,8 +185,8 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
     /// The fused head GEMM on the real head shape and 20 random ones.
     @Test(arguments: 0..<21)
     func pointwiseTransposedMatchesNaive(_ seed: Int) throws {
-        var rng = SplitMix64(state: UInt64(seed) &+ 500)
-        let (cin, h, w, cout) = seed == 0 ? (192, 21, 40, 120) : (rng.int(1...40), rng.int(1...9), rng.int(1...11), rng.int(1...33))
+        var rng = SyntheticRandom(seed: UInt64(seed) &+ 500)
+        let (cin, h, w, cout) = seed == 0 ? (192, 21, 40, 120) : (rng.integer(1...40), rng.integer(1...9), rng.integer(1...11), rng.integer(1...33))
         let conv = Convolution(name: "head", inChannels: cin, outChannels: cout, kernelSize: 1, stride: 1, padding: 0,
                                weights: rng.floats(cout * cin), bias: rng.floats(cout))
         let (context, arena) = try makeContext(threads: 1)
@@ -211,8 +203,8 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
 
     @Test(arguments: 0..<20)
     func batchNormFoldingMatchesConvThenBatchNorm(_ seed: Int) {
-        var rng = SplitMix64(state: UInt64(seed) &+ 600)
-        let cin = rng.int(1...5), cout = rng.int(1...6), k = [1, 3][seed % 2], h = rng.int(3...8), w = rng.int(3...9)
+        var rng = SyntheticRandom(seed: UInt64(seed) &+ 600)
+        let cin = rng.integer(1...5), cout = rng.integer(1...6), k = [1, 3][seed % 2], h = rng.integer(3...8), w = rng.integer(3...9)
         let weights = rng.floats(cout * cin * k * k), input = rng.floats(cin * h * w)
         let gamma = rng.floats(cout), beta = rng.floats(cout), mean = rng.floats(cout)
         let variance = (0..<cout).map { _ in rng.float() + 1.5 }
@@ -239,12 +231,12 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
     /// 20 random shapes, including maps that are not multiples of the 4×4 tile and 1-pixel maps.
     @Test(arguments: 0..<20)
     func winogradMatchesNaive(_ seed: Int) throws {
-        var rng = SplitMix64(state: UInt64(seed) &+ 700)
-        let cin = rng.int(1...19), cout = rng.int(1...21), h = rng.int(1...60), w = rng.int(1...90)
+        var rng = SyntheticRandom(seed: UInt64(seed) &+ 700)
+        let cin = rng.integer(1...19), cout = rng.integer(1...21), h = rng.integer(1...60), w = rng.integer(1...90)
         let conv = Convolution(
             name: "w", inChannels: cin, outChannels: cout, kernelSize: 3, stride: 1, padding: 1,
             weights: rng.floats(cout * cin * 9), bias: rng.floats(cout))
-        let threads = rng.int(1...3)
+        let threads = rng.integer(1...3)
         let tiles = WinogradPlan(height: h, width: w, threads: threads).bufferTiles
         let (context, arena) = try makeContext(threads: threads)
         let input = arena.tensor(cin, h, w), output = arena.tensor(cout, h, w)

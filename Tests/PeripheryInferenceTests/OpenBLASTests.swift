@@ -1,3 +1,4 @@
+import PeripheryGeometry
 @testable import PeripheryInference
 import Testing
 
@@ -46,9 +47,9 @@ import Testing
 
     @Test func sgemmMatchesNaiveProductOnOddShapes() throws {
         let blas = try OpenBLAS.load()
-        var rng = SplitMix64(state: 77)
+        var rng = SyntheticRandom(seed: 77)
         for _ in 0..<20 {
-            let m = rng.int(1...70), n = rng.int(1...70), k = rng.int(1...90)
+            let m = rng.integer(1...70), n = rng.integer(1...70), k = rng.integer(1...90)
             let a = rng.floats(m * k), b = rng.floats(k * n)
             var c = rng.floats(m * n)
             let c0 = c
