@@ -8,14 +8,20 @@ enum SynthCommand: Command {
     static let name = "synth"
     static let summary = "Render labelled frames of the synthetic driving world (images, calibrations, labels)."
     static let help = """
-        USAGE: periphery synth --frames N --seed S --out DIR [--width W --height H]
-                               [--pitch DEG --yaw DEG --roll DEG --height-m M]
+        USAGE: periphery synth --frames N --seed S --out DIR [--sequence --fps F] [--width W --height H]
+                               [--pitch DEG --yaw DEG --roll DEG --height-m M] [--network-inputs]
 
         Renders N independent frames of procedurally generated road scenes (deterministic in S) and
         writes DIR/images/NNNNNN.png, DIR/calibration/NNNNNN.json and DIR/labels/NNNNNN.json (the visible
         vehicles as vehicle-frame boxes with visible pixels, occlusion and truncation). The camera's
         focal length and the mount are drawn per frame unless the mount options fix them; the truth is
         always written out.
+
+        With --sequence, the frames are one drive at F frames/s instead: a road with curves, traffic
+        that moves, bumps that pitch the body, one camera and mount for the whole drive, and the
+        reference drive layout beside the frames (frames.csv, motion.csv with a noisy, biased gyro,
+        location.csv, calibration.json) plus truth.json; labels then carry each vehicle's "id".
+        `periphery run DIR` and `periphery eval --data DIR` both read the result.
 
         OPTIONS:
           --frames N        frames to render
@@ -27,12 +33,16 @@ enum SynthCommand: Command {
           --yaw DEG         fix the mount yaw (left positive)
           --roll DEG        fix the mount roll
           --height-m M      fix the camera height above the road
+          --sequence        render one drive instead of independent frames
+          --fps F           frame rate of the drive (default 10)
+          --network-inputs  also write DIR/network/NNNNNN.bin, the engine's network input and
+                            ProjectionLUT for the frame (what tools/train_synthetic.py reads)
           --help            show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m"], flags: [])
+            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps"], flags: ["network-inputs", "sequence"])
         try args.expectNoPositional()
         _ = try args.required("frames")
         _ = try args.required("seed")
@@ -48,8 +58,11 @@ enum SynthCommand: Command {
             pitchDegrees: try optional("pitch", -25...25), rollDegrees: try optional("roll", -25...25),
             yawDegrees: try optional("yaw", -25...25), heightMetres: try optional("height-m", 0.31...2.99))
         let dataset = SyntheticDataset(path: out)
-        let sampler = SceneSampler(), interactive = isatty(2) != 0
-        let start = DispatchTime.now().uptimeNanoseconds
+        if args.flag("sequence") {
+            return try sequence(args, frames: frames, seed: seed, camera: camera, dataset: dataset)
+        }
+        let sampler = SceneSampler(), progress = ProgressLine(total: frames)
+        let preprocessor = args.flag("network-inputs") ? Preprocessor() : nil
         var vehicles = 0
         for index in 0..<frames {
             let frameSeed = seed &* 1_000_003 &+ UInt64(index)
@@ -59,14 +72,47 @@ enum SynthCommand: Command {
             options.noiseSeed = frameSeed
             let frame = SceneRenderer(options: options).render(sampler.scene(seed: frameSeed), intrinsics: setup.intrinsics, pose: setup.pose)
             try dataset.write(index: index, image: frame.image, setup: setup, labels: frame.visibleLabels)
-            vehicles += frame.visibleLabels.count
-            if interactive {
-                let rate = Double(index + 1) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-                FileHandle.standardError.write(Data(String(format: "\rframe %d/%d  %.1f frames/s", index + 1, frames, rate).utf8))
+            if let preprocessor {
+                try dataset.writeNetworkInput(index: index, image: frame.image, setup: setup, preprocessor: preprocessor)
             }
+            vehicles += frame.visibleLabels.count
+            progress.update(index + 1)
         }
-        if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
+        progress.finish()
         printError("\(frames) frames, \(vehicles) visible vehicles -> \(out)")
         return 0
+    }
+
+    static func sequence(_ args: Arguments, frames: Int, seed: UInt64, camera: SyntheticCamera, dataset: SyntheticDataset) throws -> Int32 {
+        let fps = try args.number("fps", default: 10, in: 1...120)
+        var random = SyntheticRandom(seed: SyntheticRandom.mix(seed ^ 0x5EED_CA3E))
+        let setup = try camera.draw(&random)
+        let drive = SyntheticDrive(seed: seed, duration: Double(frames) / fps)
+        let progress = ProgressLine(total: frames)
+        let vehicles = try SyntheticDriveRecorder(dataset: dataset).record(drive, camera: setup, frames: frames, fps: fps) {
+            progress.update($0)
+        }
+        progress.finish()
+        printError(String(
+            format: "%d frames (%.1f s at %.1f m/s), %d visible vehicle labels -> %@", frames, Double(frames) / fps,
+            drive.egoSpeed, vehicles, dataset.path))
+        return 0
+    }
+}
+
+/// A `frame i/N  r frames/s` line on standard error, redrawn in place when it is a terminal.
+struct ProgressLine {
+    let total: Int
+    let interactive = isatty(2) != 0
+    let start = DispatchTime.now().uptimeNanoseconds
+
+    func update(_ done: Int) {
+        guard interactive else { return }
+        let rate = Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        FileHandle.standardError.write(Data(String(format: "\rframe %d/%d  %.1f frames/s", done, total, rate).utf8))
+    }
+
+    func finish() {
+        if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -50,6 +50,8 @@ public struct SceneRenderer: Sendable, Hashable {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         var ids = [Int32](repeating: -1, count: width * height)
         let seed = SyntheticRandom.mix(scene.seed ^ SyntheticRandom.mix(options.noiseSeed &+ 0x5EED))
+        // A drive's textures must not change from frame to frame; its sensor noise must.
+        let textureSeed = scene.placement.map { SyntheticRandom.mix($0.textureSeed) } ?? seed
         var gain = SIMD3<Double>(repeating: 1)
         if options.photometricJitter {
             var rng = SyntheticRandom(seed: seed)
@@ -100,9 +102,9 @@ public struct SceneRenderer: Sendable, Hashable {
                 }
                 var colour: SIMD3<Double>
                 if let box = hitBox, let hit = hitInfo {
-                    colour = shadeBox(box, hit: hit, point: camera.centre + hit.t * d, scene: scene, seed: seed)
+                    colour = shadeBox(box, hit: hit, point: camera.centre + hit.t * d, scene: scene, seed: textureSeed)
                 } else if tBest.isFinite {
-                    colour = shadeGround(camera.centre + tBest * d, scene: scene, shadows: shadows, seed: seed)
+                    colour = shadeGround(camera.centre + tBest * d, scene: scene, shadows: shadows, seed: textureSeed)
                 } else {
                     colour = sky(d, scene: scene)
                 }
@@ -142,6 +144,7 @@ public struct SceneRenderer: Sendable, Hashable {
         if let band = box.glassBand, hit.axis != 2, band.contains(point.z) {
             base = SIMD3(0.07, 0.09, 0.12) + 0.25 * scene.skyHorizon * (n.z > 0.5 ? 1 : 0.6)
         } else if !box.isRubber, options.textureNoise > 0 {
+            let point = scene.placement?.world(point) ?? point
             let h = SyntheticRandom.hash(seed, Int((point.x * 10).rounded(.down)) &+ Int((point.z * 10).rounded(.down)) &* 7919,
                                          Int((point.y * 10).rounded(.down)))
             base *= 1 + options.textureNoise * 0.5 * (SyntheticRandom.unit(h) - 0.5)
@@ -150,9 +153,17 @@ public struct SceneRenderer: Sendable, Hashable {
     }
 
     /// The road plane's colour at a point, with texture and vehicle contact shadows.
-    func shadeGround(_ p: SIMD3<Double>, scene: SyntheticScene, shadows: [ShadowCaster], seed: UInt64) -> SIMD3<Double> {
+    func shadeGround(_ vehicleFrame: SIMD3<Double>, scene: SyntheticScene, shadows: [ShadowCaster], seed: UInt64) -> SIMD3<Double> {
         var base: SIMD3<Double>
-        switch scene.road.surface(x: p.x, y: p.y) {
+        let road: SIMD2<Double>
+        var p = vehicleFrame
+        if let placement = scene.placement {
+            p = placement.world(p)
+            road = placement.centreline.roadCoordinates(of: SIMD2(p.x, p.y), window: placement.window)
+        } else {
+            road = SIMD2(p.x, p.y)
+        }
+        switch scene.road.surface(x: road.x, y: road.y) {
         case .asphalt: base = scene.asphalt
         case .marking: base = scene.paint
         case .verge: base = scene.verge
@@ -163,7 +174,7 @@ public struct SceneRenderer: Sendable, Hashable {
             base *= 1 + options.textureNoise * ((fine - 0.5) + 0.6 * (coarse - 0.5))
         }
         var light = 0.38 + 0.62 * max(0, scene.sunDirection.z)
-        for caster in shadows { light *= caster.attenuation(at: SIMD2(p.x, p.y)) }
+        for caster in shadows { light *= caster.attenuation(at: SIMD2(vehicleFrame.x, vehicleFrame.y)) }
         return base * light
     }
 

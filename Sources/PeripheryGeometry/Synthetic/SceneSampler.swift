@@ -124,8 +124,13 @@ public struct SceneSampler: Sendable, Hashable {
             }
             let x = rng.uniform(forwardRange.lowerBound, forwardRange.upperBound)
             let parked = kind != .twoWheeler && rng.chance(0.25)
+            // Crossing traffic (a junction or a car pulling out) stands across the road anywhere in range.
+            let crossing = !parked && rng.chance(0.08)
             var y: Double, yaw: Double
-            if parked {
+            if crossing {
+                y = rng.uniform(road.rightKerb + 1, road.leftKerb - 1)
+                yaw = (rng.chance(0.5) ? 0.5 : -0.5) * Double.pi + rng.uniform(-0.15, 0.15)
+            } else if parked {
                 let right = rng.chance(0.6)
                 y = right ? road.rightKerb + size.y / 2 + rng.uniform(0.15, 0.4)
                           : road.leftKerb - size.y / 2 - rng.uniform(0.15, 0.4)

@@ -1,3 +1,4 @@
+import Foundation
 /// A synthetic driving scene in the vehicle frame: road, lighting, roadside solids and vehicles.
 public struct SyntheticScene: Sendable, Hashable {
     /// The seed the scene was drawn from; also seeds the renderer's noise.
@@ -20,6 +21,11 @@ public struct SyntheticScene: Sendable, Hashable {
     public var props: [SyntheticBox]
     /// Labelled vehicles.
     public var vehicles: [SyntheticVehicle]
+    /// For a frame of a drive: where the vehicle frame sits on a curved road in the world. Road
+    /// markings then follow `placement.centreline` and surface textures stay fixed to the world, so
+    /// that consecutive frames show the same texture moving (optical flow is exact). `nil` for a
+    /// single scene: the road runs straight along vehicle x.
+    public var placement: WorldPlacement?
 
     /// Creates a scene from its parts.
     public init(
@@ -39,5 +45,37 @@ public struct SyntheticScene: Sendable, Hashable {
         self.paint = paint
         self.props = props
         self.vehicles = vehicles
+        placement = nil
+    }
+}
+
+/// The pose of a scene's vehicle frame in a world frame with a laid-out road.
+public struct WorldPlacement: Sendable, Hashable {
+    /// The road's centreline in the world frame; the scene's `SyntheticRoad` gives the lanes and
+    /// markings across it (its lateral positions are offsets from the centreline).
+    public var centreline: RoadCentreline
+    /// World position of the vehicle-frame origin.
+    public var position: SIMD2<Double>
+    /// World heading of vehicle x, radians.
+    public var heading: Double
+    /// Arc lengths that can be in view (limits the road lookups).
+    public var window: ClosedRange<Double>
+    /// Seeds the world-fixed textures (constant over a drive; the per-frame noise seed varies).
+    public var textureSeed: UInt64
+
+    /// Creates a placement.
+    public init(centreline: RoadCentreline, position: SIMD2<Double>, heading: Double, window: ClosedRange<Double>, textureSeed: UInt64) {
+        self.centreline = centreline
+        self.position = position
+        self.heading = heading
+        self.window = window
+        self.textureSeed = textureSeed
+    }
+
+    /// World coordinates of a vehicle-frame point (x, y; z is shared).
+    @inline(__always)
+    public func world(_ p: SIMD3<Double>) -> SIMD3<Double> {
+        let c = cos(heading), s = sin(heading)
+        return SIMD3(position.x + c * p.x - s * p.y, position.y + s * p.x + c * p.y, p.z)
     }
 }

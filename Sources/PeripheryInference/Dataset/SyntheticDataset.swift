@@ -30,20 +30,24 @@ public struct SyntheticDataset: Sendable {
         return names.compactMap { $0.hasSuffix(".png") ? Int($0.dropLast(4)) : nil }.sorted()
     }
 
-    /// Writes one frame, its calibration and its visible labels.
-    public func write(index: Int, image: RGBImage, setup: CameraSetup, labels: [SyntheticLabel]) throws {
+    /// Writes one frame, its calibration and its visible labels (with `ids`, one per label, as
+    /// each label's `id`: the vehicle's identity across the frames of a drive).
+    public func write(index: Int, image: RGBImage, setup: CameraSetup, labels: [SyntheticLabel], ids: [Int]? = nil) throws {
         for folder in ["images", "calibration", "labels"] {
             try FileManager.default.createDirectory(atPath: "\(path)/\(folder)", withIntermediateDirectories: true)
         }
         try ImageFile.writePNG(image, to: file("images", index, "png"))
         try CalibrationFile.encode(setup).write(to: URL(fileURLWithPath: file("calibration", index, "json")), options: .atomic)
-        let vehicles: [[String: Any]] = labels.map { l in
+        precondition(ids == nil || ids?.count == labels.count, "one id per label")
+        let vehicles: [[String: Any]] = labels.enumerated().map { i, l in
             let b = l.box
-            return [
+            var entry: [String: Any] = [
                 "class": VehicleClass(rawValue: b.label)?.name ?? "unknown", "label": b.label, "x": b.x, "y": b.y, "z": b.z,
                 "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw,
                 "visible_pixels": l.visiblePixels, "occlusion": l.occlusion, "truncation": l.truncation,
             ]
+            if let ids { entry["id"] = ids[i] }
+            return entry
         }
         let data = try JSONSerialization.data(withJSONObject: ["vehicles": vehicles], options: [.sortedKeys])
         try data.write(to: URL(fileURLWithPath: file("labels", index, "json")), options: .atomic)

@@ -2,7 +2,8 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 
-/// A recorded drive on disk: frames (PNG/JPEG, in name order) with optional `frames.csv`,
+/// A recorded drive on disk: frames (PNG/JPEG, in name order, at the top level or else in
+/// `images/`) with optional `frames.csv`,
 /// `motion.csv` and `location.csv` in the reference layout (`reference.md` §13).
 public struct DriveDirectory: Sendable {
     /// One frame: its picture file, its timestamp and, when `frames.csv` gives one, its camera.
@@ -37,7 +38,16 @@ public struct DriveDirectory: Sendable {
         } catch {
             throw .unreadable(path: path, reason: "not a readable directory")
         }
-        let pictures = names.filter { ["png", "jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+        func framePictures(in names: [String]) -> [String] {
+            names.filter { ["png", "jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+        }
+        // Frames at the top level, or in images/ (the layout `periphery synth --sequence` writes).
+        var frameFolder = url
+        var pictures = framePictures(in: names)
+        if pictures.isEmpty, let inner = try? FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("images").path) {
+            frameFolder = url.appendingPathComponent("images")
+            pictures = framePictures(in: inner)
+        }
         guard !pictures.isEmpty else { throw .noFrames(path: path) }
         var skipped: [SkippedRow] = []
 
@@ -77,7 +87,7 @@ public struct DriveDirectory: Sendable {
         frames = pictures.enumerated().map { index, name in
             let camera = index < cameras.count ? cameras[index] : nil
             return FrameEntry(
-                path: url.appendingPathComponent(name).path,
+                path: frameFolder.appendingPathComponent(name).path,
                 timestamp: camera?.pts ?? Double(index) / fps, intrinsics: camera?.intrinsics)
         }
 
