@@ -9,7 +9,7 @@ enum SynthCommand: Command {
     static let summary = "Render labelled frames of the synthetic driving world (images, calibrations, labels)."
     static let help = """
         USAGE: periphery synth --frames N --seed S --out DIR [--sequence --fps F] [--width W --height H]
-                               [--pitch DEG --yaw DEG --roll DEG --height-m M] [--network-inputs]
+                               [--pitch DEG --yaw DEG --roll DEG --height-m M] [--kitti] [--network-inputs]
 
         Renders N independent frames of procedurally generated road scenes (deterministic in S) and
         writes DIR/images/NNNNNN.png, DIR/calibration/NNNNNN.json and DIR/labels/NNNNNN.json (the visible
@@ -35,6 +35,7 @@ enum SynthCommand: Command {
           --height-m M      fix the camera height above the road
           --sequence        render one drive instead of independent frames
           --fps F           frame rate of the drive (default 10)
+          --kitti           also write the KITTI object layout (image_2/, label_2/, calib/)
           --network-inputs  also write DIR/network/NNNNNN.bin, the engine's network input and
                             ProjectionLUT for the frame (what tools/train_synthetic.py reads)
           --help            show this help
@@ -42,7 +43,7 @@ enum SynthCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps"], flags: ["network-inputs", "sequence"])
+            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps"], flags: ["network-inputs", "sequence", "kitti"])
         try args.expectNoPositional()
         _ = try args.required("frames")
         _ = try args.required("seed")
@@ -72,6 +73,9 @@ enum SynthCommand: Command {
             options.noiseSeed = frameSeed
             let frame = SceneRenderer(options: options).render(sampler.scene(seed: frameSeed), intrinsics: setup.intrinsics, pose: setup.pose)
             try dataset.write(index: index, image: frame.image, setup: setup, labels: frame.visibleLabels)
+            if args.flag("kitti") {
+                try KITTIObjectFormat.write(index: index, dataset: dataset, setup: setup, labels: frame.visibleLabels)
+            }
             if let preprocessor {
                 try dataset.writeNetworkInput(index: index, image: frame.image, setup: setup, preprocessor: preprocessor)
             }
@@ -89,7 +93,9 @@ enum SynthCommand: Command {
         let setup = try camera.draw(&random)
         let drive = SyntheticDrive(seed: seed, duration: Double(frames) / fps)
         let progress = ProgressLine(total: frames)
-        let vehicles = try SyntheticDriveRecorder(dataset: dataset).record(drive, camera: setup, frames: frames, fps: fps) {
+        var recorder = SyntheticDriveRecorder(dataset: dataset)
+        recorder.writesKITTI = args.flag("kitti")
+        let vehicles = try recorder.record(drive, camera: setup, frames: frames, fps: fps) {
             progress.update($0)
         }
         progress.finish()

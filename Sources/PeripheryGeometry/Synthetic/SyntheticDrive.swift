@@ -91,7 +91,7 @@ public struct SyntheticDrive: Sendable {
             total += arc + straight
         }
         centreline = RoadCentreline(layout)
-        wander = (rng.uniform(0.05, 0.25), rng.uniform(6, 14), rng.uniform(0, 2 * .pi))
+        wander = (rng.uniform(0.05, 0.2), rng.uniform(8, 16), rng.uniform(0, 2 * .pi))
         bumps = (0 ..< 2).map { _ in
             (rng.uniform(0.05, 0.25) * .pi / 180, rng.uniform(0.7, 2.5), rng.uniform(0, 2 * .pi))
         }
@@ -231,7 +231,8 @@ public struct SyntheticDrive: Sendable {
                 s += size.x + rng.uniform(8, 70)
             }
         }
-        for side in [-1.0, 1.0] {
+        // Parked vehicles need a shoulder to stand on; on a narrow one they would block a lane.
+        for side in [-1.0, 1.0] where road.shoulderWidth >= 2.2 {
             var s = rng.uniform(0, 80)
             while s < length {
                 let (kind, size) = draw(&rng, allowTwoWheeler: false)

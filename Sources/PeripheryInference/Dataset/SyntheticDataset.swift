@@ -10,7 +10,9 @@ import PeripheryGeometry
 /// DIR/labels/000000.json        {"vehicles": [{"class", "label", "x", "y", "z", "length", "width",
 ///                                 "height", "yaw", "visible_pixels", "occlusion", "truncation"}]}
 /// ```
-/// Labels list the visible vehicles in the vehicle frame (z is the box centre).
+/// Labels list the visible vehicles in the vehicle frame (z is the box centre). `periphery synth --kitti`
+/// adds the KITTI layout (`KITTIObjectFormat`); a directory with only that layout and `calibration/`
+/// reads the same way.
 public struct SyntheticDataset: Sendable {
     /// The dataset directory.
     public let path: String
@@ -22,10 +24,17 @@ public struct SyntheticDataset: Sendable {
         String(format: "%@/%@/%06d.%@", path, folder, index, ext)
     }
 
+    /// Whether the frames are in the KITTI layout only (`image_2/`, `label_2/`, `calib/`, with our
+    /// `calibration/` files beside them) rather than in `images/` and `labels/`.
+    public var isKITTI: Bool {
+        !FileManager.default.fileExists(atPath: path + "/images") && FileManager.default.fileExists(atPath: path + "/image_2")
+    }
+
     /// Frame indices present, in order (from the image files).
     public func indices() throws(DriveError) -> [Int] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path + "/images") else {
-            throw .unreadable(path: path + "/images", reason: "not a readable directory")
+        let folder = path + (isKITTI ? "/image_2" : "/images")
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            throw .unreadable(path: folder, reason: "not a readable directory")
         }
         return names.compactMap { $0.hasSuffix(".png") ? Int($0.dropLast(4)) : nil }.sorted()
     }
@@ -57,8 +66,12 @@ public struct SyntheticDataset: Sendable {
     ///
     /// - Throws: the image, calibration or label error, naming the file and field.
     public func read(index: Int) throws -> (image: RGBImage, setup: CameraSetup, truth: [GroundTruthBox]) {
-        let image = try ImageFile.read(path: file("images", index, "png"))
+        let kitti = isKITTI
+        let image = try ImageFile.read(path: file(kitti ? "image_2" : "images", index, "png"))
         let setup = try CalibrationFile.load(path: file("calibration", index, "json"))
+        if kitti {
+            return (image, setup, try KITTIObjectFormat.readLabels(label: file("label_2", index, "txt"), calib: file("calib", index, "txt")))
+        }
         let labelPath = file("labels", index, "json")
         guard let data = FileManager.default.contents(atPath: labelPath),
               let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],

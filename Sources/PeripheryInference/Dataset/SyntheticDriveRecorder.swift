@@ -46,6 +46,8 @@ public struct SyntheticDriveRecorder: Sendable {
     public var sensors = Sensors()
     /// Rendering options (the noise seed is set per frame).
     public var renderOptions = SceneRenderer.Options()
+    /// Whether to write the KITTI object layout too.
+    public var writesKITTI = false
 
     /// A recorder writing into `dataset`.
     public init(dataset: SyntheticDataset) { self.dataset = dataset }
@@ -75,6 +77,7 @@ public struct SyntheticDriveRecorder: Sendable {
             let frame = SceneRenderer(options: options).render(scene, intrinsics: camera.intrinsics, pose: pose)
             let visible = frame.visibleLabels
             try dataset.write(index: index, image: frame.image, setup: setup, labels: visible, ids: visible.map { traffic[$0.vehicleIndex] })
+            if writesKITTI { try KITTIObjectFormat.write(index: index, dataset: dataset, setup: setup, labels: visible) }
             labelled += visible.count
             framesCSV += "\(t)," + k.map { "\($0)" }.joined(separator: ",") + ",\(camera.intrinsics.width),\(camera.intrinsics.height),,,\n"
             trajectory.append([
