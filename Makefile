@@ -45,9 +45,15 @@ clean:
 PYTHON ?= python3
 VENV := tools/.venv
 
-.PHONY: venv
+.PHONY: venv test-tools
 
 venv: $(VENV)/.stamp
+
+# Tests of the Python tooling (trainer target coding, LUT camera fit, exact resume); needs the venv
+# and the release CLI.
+test-tools: venv
+	$(SWIFT) build -c release
+	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_train_synthetic.py
 
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
