@@ -9,7 +9,7 @@ enum SynthCommand: Command {
     static let summary = "Render labelled frames of the synthetic driving world (images, calibrations, labels)."
     static let help = """
         USAGE: periphery synth --frames N --seed S --out DIR [--sequence --fps F] [--width W --height H]
-                               [--pitch DEG --yaw DEG --roll DEG --height-m M] [--kitti] [--network-inputs]
+                               [--pitch DEG --yaw DEG --roll DEG --height-m M] [--blur SIGMA] [--kitti] [--network-inputs]
 
         Renders N independent frames of procedurally generated road scenes (deterministic in S) and
         writes DIR/images/NNNNNN.png, DIR/calibration/NNNNNN.json and DIR/labels/NNNNNN.json (the visible
@@ -35,6 +35,7 @@ enum SynthCommand: Command {
           --height-m M      fix the camera height above the road
           --sequence        render one drive instead of independent frames
           --fps F           frame rate of the drive (default 10)
+          --blur SIGMA      Gaussian blur of this many pixels on every frame (default 0, none)
           --kitti           also write the KITTI object layout (image_2/, label_2/, calib/)
           --network-inputs  also write DIR/network/NNNNNN.bin, the engine's network input and
                             ProjectionLUT for the frame (what tools/train_synthetic.py reads)
@@ -43,7 +44,7 @@ enum SynthCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps"], flags: ["network-inputs", "sequence", "kitti"])
+            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur"], flags: ["network-inputs", "sequence", "kitti"])
         try args.expectNoPositional()
         _ = try args.required("frames")
         _ = try args.required("seed")
@@ -59,8 +60,9 @@ enum SynthCommand: Command {
             pitchDegrees: try optional("pitch", -25...25), rollDegrees: try optional("roll", -25...25),
             yawDegrees: try optional("yaw", -25...25), heightMetres: try optional("height-m", 0.31...2.99))
         let dataset = SyntheticDataset(path: out)
+        let blur = try args.number("blur", default: 0, in: 0...20)
         if args.flag("sequence") {
-            return try sequence(args, frames: frames, seed: seed, camera: camera, dataset: dataset)
+            return try sequence(args, frames: frames, seed: seed, camera: camera, dataset: dataset, blur: blur)
         }
         let sampler = SceneSampler(), progress = ProgressLine(total: frames)
         let preprocessor = args.flag("network-inputs") ? Preprocessor() : nil
@@ -71,6 +73,7 @@ enum SynthCommand: Command {
             let setup = try camera.draw(&random)
             var options = SceneRenderer.Options()
             options.noiseSeed = frameSeed
+            options.blurSigma = blur
             let frame = SceneRenderer(options: options).render(sampler.scene(seed: frameSeed), intrinsics: setup.intrinsics, pose: setup.pose)
             try dataset.write(index: index, image: frame.image, setup: setup, labels: frame.visibleLabels)
             if args.flag("kitti") {
@@ -87,7 +90,9 @@ enum SynthCommand: Command {
         return 0
     }
 
-    static func sequence(_ args: Arguments, frames: Int, seed: UInt64, camera: SyntheticCamera, dataset: SyntheticDataset) throws -> Int32 {
+    static func sequence(
+        _ args: Arguments, frames: Int, seed: UInt64, camera: SyntheticCamera, dataset: SyntheticDataset, blur: Double
+    ) throws -> Int32 {
         let fps = try args.number("fps", default: 10, in: 1...120)
         var random = SyntheticRandom(seed: SyntheticRandom.mix(seed ^ 0x5EED_CA3E))
         let setup = try camera.draw(&random)
@@ -95,6 +100,7 @@ enum SynthCommand: Command {
         let progress = ProgressLine(total: frames)
         var recorder = SyntheticDriveRecorder(dataset: dataset)
         recorder.writesKITTI = args.flag("kitti")
+        recorder.renderOptions.blurSigma = blur
         let vehicles = try recorder.record(drive, camera: setup, frames: frames, fps: fps) {
             progress.update($0)
         }

@@ -30,6 +30,21 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
         #expect(sampler.scene(seed: 42) != sampler.scene(seed: 43))
     }
 
+    /// Blur smooths the picture (less total variation), keeps its mean and leaves the labels alone.
+    @Test(arguments: [0.8, 2.0])
+    func blurSmoothsThePictureOnly(sigma: Double) throws {
+        let (k, pose) = try smallCamera()
+        var options = SceneRenderer.Options()
+        let sharp = SceneRenderer(options: options).render(SceneSampler().scene(seed: 9), intrinsics: k, pose: pose)
+        options.blurSigma = sigma
+        let blurred = SceneRenderer(options: options).render(SceneSampler().scene(seed: 9), intrinsics: k, pose: pose)
+        func variation(_ p: [UInt8]) -> Int { (3 ..< p.count).reduce(0) { $0 + abs(Int(p[$1]) - Int(p[$1 - 3])) } }
+        #expect(variation(blurred.image.pixels) < variation(sharp.image.pixels) * 3 / 4)
+        let mean = { (p: [UInt8]) in Double(p.reduce(0) { $0 + Int($1) }) / Double(p.count) }
+        #expect(abs(mean(blurred.image.pixels) - mean(sharp.image.pixels)) < 0.5)
+        #expect(blurred.labels == sharp.labels)
+    }
+
     @Test func sampledVehiclesNeverOverlapAndStayInRange() {
         let sampler = SceneSampler()
         var total = 0

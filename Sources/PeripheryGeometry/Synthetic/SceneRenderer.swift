@@ -19,6 +19,9 @@ public struct SceneRenderer: Sendable, Hashable {
         public var minimumVisiblePixels: Int
         /// Distance at which the haze reaches about 63 %, metres.
         public var hazeDistance: Double
+        /// Standard deviation of a Gaussian blur applied to the finished picture (defocus, motion),
+        /// pixels; 0 for none. Labels are unaffected.
+        public var blurSigma: Double = 0
 
         /// Creates options; the defaults give mild noise and jitter.
         public init(
@@ -129,9 +132,35 @@ public struct SceneRenderer: Sendable, Hashable {
                 }
             }
         }
+        if options.blurSigma > 0 { SceneRenderer.blur(&pixels, width: width, height: height, sigma: options.blurSigma) }
         let image = RGBImage(width: width, height: height, pixels: pixels) ?? RGBImage(width: width, height: height)
         let labels = labeller.labels(scene, vehicleIDs: ids)
         return SyntheticFrame(image: image, vehicleIDs: ids, labels: labels)
+    }
+
+    /// Separable Gaussian blur of interleaved RGB8 in place, edges clamped.
+    static func blur(_ pixels: inout [UInt8], width: Int, height: Int, sigma: Double) {
+        let radius = max(1, Int((3 * sigma).rounded(.up)))
+        var taps = (-radius ... radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        let total = taps.reduce(0, +)
+        taps = taps.map { $0 / total }
+        var plane = pixels.map(Double.init), temp = plane
+        for (stride, count, lines, lineStride) in [(3, width, height, width * 3), (width * 3, height, width, 3)] {
+            for line in 0 ..< lines {
+                for i in 0 ..< count {
+                    for c in 0 ..< 3 {
+                        var sum = 0.0
+                        for (k, tap) in taps.enumerated() {
+                            let j = min(max(i + k - radius, 0), count - 1)
+                            sum += tap * plane[line * lineStride + j * stride + c]
+                        }
+                        temp[line * lineStride + i * stride + c] = sum
+                    }
+                }
+            }
+            swap(&plane, &temp)
+        }
+        for i in pixels.indices { pixels[i] = UInt8(max(0, min(255, plane[i].rounded()))) }
     }
 
     /// Lambert shading of a box face, with glass bands and texture noise.
