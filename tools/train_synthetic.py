@@ -480,6 +480,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
     ap.add_argument("--export", type=Path, help="write the F16 weights here when training ends")
     ap.add_argument("--data-seed", default="", help="provenance: the synth seeds of --data (metadata only)")
+    ap.add_argument("--evaluation", type=Path,
+                    help="a `periphery eval --json` result to record in the exported metadata (key `evaluation`)")
+    ap.add_argument("--training-hours", default="", help="provenance: wall-clock hours and machine (metadata only)")
     ap.add_argument("--aux-weight", type=float, default=1.0, help="weight of the auxiliary vehicle-pixel loss (0: off)")
     ap.add_argument("--init-from", type=Path, help="start from this checkpoint's network weights (not its optimiser)")
     ap.add_argument("--max-minutes", type=float, default=0, help="stop (after a checkpoint) when this much time has passed")
@@ -604,6 +607,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         }
         if val:
             metadata["validation"] = json.dumps(evaluate(model, val, device), sort_keys=True)
+        if args.evaluation:
+            metadata["evaluation"] = json.dumps(json.loads(args.evaluation.read_text()), sort_keys=True)
+        if args.training_hours:
+            metadata["training_time"] = args.training_hours
         export(model, args.export, metadata)
         print(f"wrote {args.export}", flush=True)
     log.close()

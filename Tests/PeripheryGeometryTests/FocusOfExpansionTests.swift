@@ -1,0 +1,104 @@
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+import Testing
+
+/// A flow field of straight travel towards `foe` over scattered depths, rotated by `theta`
+/// (radians about the camera's right, down and forward axes), on a 4 px grid of a 448 × 252 image.
+private func field(
+    foe: SIMD2<Double>, theta: SIMD3<Double>, outliers: Double, seed: UInt64, fx: Double = 400, cx: Double = 224, cy: Double = 126
+) -> [FlowSample] {
+    var rng = SyntheticRandom(seed: seed)
+    var samples: [FlowSample] = []
+    for row in stride(from: 2.0, to: 252, by: 4) {
+        for column in stride(from: 2.0, to: 448, by: 4) {
+            let p = SIMD2(column, row)
+            if rng.uniform(0, 1) < outliers {
+                samples.append(FlowSample(position: p, flow: SIMD2(rng.uniform(-6, 6), rng.uniform(-6, 6))))
+                continue
+            }
+            // Translational flow leaves the FoE, scaled by inverse depth.
+            var flow = (p - foe) * rng.uniform(0.02, 0.08)
+            let x = p.x - cx, y = p.y - cy
+            flow += SIMD2(
+                theta.x * x * y / fx - theta.y * (fx + x * x / fx) + theta.z * y,
+                theta.x * (fx + y * y / fx) - theta.y * x * y / fx - theta.z * x)
+            samples.append(FlowSample(position: p, flow: flow))
+        }
+    }
+    return samples
+}
+
+@Suite struct FocusOfExpansionTests {
+    /// Exact fields, any FoE and rotation: de-rotation with the true rotation recovers the FoE.
+    @Test(arguments: [
+        (SIMD2(224.0, 126.0), SIMD3(0.0, 0.0, 0.0)), (SIMD2(250.0, 100.0), SIMD3(0.004, -0.006, 0.002)),
+        (SIMD2(180.0, 160.0), SIMD3(-0.01, 0.008, -0.005)), (SIMD2(300.0, 90.0), SIMD3(0.002, 0.012, 0.01)),
+    ])
+    func recoversTheFocusAfterDerotation(foe: SIMD2<Double>, theta: SIMD3<Double>) throws {
+        let samples = field(foe: foe, theta: theta, outliers: 0, seed: 1)
+        let derotated = FocusOfExpansion.derotated(samples, rotation: theta, fx: 400, fy: 400, cx: 224, cy: 126)
+        let estimate = try FocusOfExpansion().estimate(derotated, fx: 400, fy: 400, cx: 224, cy: 126).get()
+        #expect(abs(estimate.point.x - foe.x) < 1e-6 && abs(estimate.point.y - foe.y) < 1e-6, "\(estimate)")
+        #expect(estimate.expandingShare == 1)
+    }
+
+    /// With 40 % random vectors the estimate stays within a few tenths of a pixel.
+    @Test(arguments: [UInt64(2), 3, 4, 5])
+    func robustToFortyPercentOutliers(seed: UInt64) throws {
+        let foe = SIMD2(236.0, 118.0)
+        let samples = field(foe: foe, theta: .zero, outliers: 0.4, seed: seed)
+        let estimate = try FocusOfExpansion().estimate(samples, fx: 400, fy: 400, cx: 224, cy: 126).get()
+        #expect(abs(estimate.point.x - foe.x) < 0.3 && abs(estimate.point.y - foe.y) < 0.3, "\(estimate)")
+    }
+
+    /// Without de-rotation a yawing camera's FoE moves by about fx·θy: what the diagnostic shows.
+    @Test func uncorrectedRotationShiftsTheFocus() throws {
+        let foe = SIMD2(224.0, 126.0), theta = SIMD3(0.0, 0.004, 0.0)
+        let raw = try FocusOfExpansion().estimate(field(foe: foe, theta: theta, outliers: 0, seed: 6), fx: 400, fy: 400, cx: 224, cy: 126).get()
+        #expect(abs(raw.point.x - foe.x) > 5)
+    }
+
+    @Test func sameInputGivesTheSameEstimate() throws {
+        let samples = field(foe: SIMD2(240, 130), theta: .zero, outliers: 0.3, seed: 7)
+        let a = FocusOfExpansion().estimate(samples, fx: 400, fy: 400, cx: 224, cy: 126)
+        let b = FocusOfExpansion().estimate(samples, fx: 400, fy: 400, cx: 224, cy: 126)
+        #expect(try a.get() == b.get())
+    }
+
+    @Test func refusesContractingAndSparseFields() {
+        let expanding = field(foe: SIMD2(224, 126), theta: .zero, outliers: 0, seed: 8)
+        let contracting = expanding.map { FlowSample(position: $0.position, flow: -$0.flow) }
+        let result = FocusOfExpansion().estimate(contracting, fx: 400, fy: 400, cx: 224, cy: 126)
+        #expect(throws: FocusOfExpansion.Failure.contracting(expandingShare: 0)) { try result.get() }
+        let sparse = Array(expanding.prefix(60))
+        #expect(throws: FocusOfExpansion.Failure.tooFewVectors(count: 60, needed: 91)) {
+            try FocusOfExpansion().estimate(sparse, fx: 400, fy: 400, cx: 224, cy: 126).get()
+        }
+    }
+}
+
+@Suite struct PitchWindowTests {
+    @Test func medianSigmaAndStates() {
+        var window = PitchWindow(profile: .driving)
+        #expect(window.pitch == nil && !window.isReportable)
+        for i in 0 ..< 100 { window.add(pitch: Double(i), yaw: -Double(i), rawPitch: 2 * Double(i), inliers: i) }
+        // 0…99: median 49.5, σ = (sorted[84] − sorted[16]) / 2 = 34.
+        #expect(window.pitch == 49.5 && window.yaw == -49.5 && window.pitchWithoutDerotation == 99)
+        #expect(window.pitchSigma == 34)
+        #expect(window.isReportable && !window.isConverged)
+        for _ in 0 ..< 20 { window.reject() }
+        #expect(abs(window.acceptRate - 40.0 / 60.0) < 1e-12)
+        for i in 0 ..< 400 { window.add(pitch: 1000 + Double(i), yaw: 0, rawPitch: 0, inliers: 50) }
+        #expect(window.samples == 400 && window.isConverged && window.pitch == 1199.5)
+        #expect(window.medianInliers == 50)
+    }
+
+    @Test func sigmaNeedsEightPairsAndHandheldNeverApplies() {
+        var window = PitchWindow(profile: .handheld)
+        for i in 0 ..< 7 { window.add(pitch: Double(i), yaw: 0, rawPitch: 0, inliers: 40) }
+        #expect(window.pitchSigma == 0)
+        for i in 0 ..< 200 { window.add(pitch: Double(i), yaw: 0, rawPitch: 0, inliers: 40) }
+        #expect(window.samples == 60 && window.isReportable && !window.isConverged)
+    }
+}
