@@ -102,3 +102,57 @@ private func field(
         #expect(window.samples == 60 && window.isReportable && !window.isConverged)
     }
 }
+
+/// A smooth, textured grey image: a sum of sinusoids at several scales, sampled through `warp`
+/// (which maps an output pixel to the texture coordinate it shows).
+private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) -> SIMD2<Double>) -> GreyImage {
+    var image = GreyImage(width: width, height: height)
+    for y in 0 ..< height {
+        for x in 0 ..< width {
+            let p = warp(SIMD2(Double(x), Double(y)))
+            var v = 128.0
+            for (k, f) in [(0.9, 0.11), (1.7, 0.23), (2.3, 0.05), (0.4, 0.41)] as [(Double, Double)] {
+                v += 22 * sin(f * p.x + k) * cos(f * 0.8 * p.y - k)
+            }
+            image.pixels[y * width + x] = Float(v)
+        }
+    }
+    return image
+}
+
+@Suite struct SparseOpticalFlowTests {
+    /// A sub-pixel translation is recovered at every kept grid point.
+    @Test(arguments: [SIMD2(1.7, -0.6), SIMD2(-3.2, 2.4), SIMD2(6.5, 0.3)])
+    func recoversTranslations(shift: SIMD2<Double>) {
+        let a = GreyPyramid(texture { $0 }), b = GreyPyramid(texture { $0 - shift })
+        let samples = SparseOpticalFlow().flow(from: a, to: b)
+        #expect(samples.count > 3000)
+        // Bilinear resampling of the finest sinusoid (15 px period) bounds the accuracy.
+        let errors = samples.map { s in ((s.flow - shift) * (s.flow - shift)).sum().squareRoot() }.sorted()
+        #expect(errors[errors.count / 2] < 0.03 && errors[errors.count - 1] < 0.12, "median \(errors[errors.count / 2]) px, worst \(errors[errors.count - 1]) px")
+    }
+
+    /// A zoom about a point is an expanding field whose focus the estimator finds.
+    @Test func zoomGivesItsFocusOfExpansion() throws {
+        let focus = SIMD2(240.0, 120.0)
+        let a = GreyPyramid(texture { $0 }), b = GreyPyramid(texture { focus + ($0 - focus) / 1.03 })
+        let samples = SparseOpticalFlow().flow(from: a, to: b)
+        let estimate = try FocusOfExpansion().estimate(samples, fx: 400, fy: 400, cx: 224, cy: 126).get()
+        #expect(abs(estimate.point.x - focus.x) < 0.5 && abs(estimate.point.y - focus.y) < 0.5, "\(estimate)")
+    }
+
+    /// Unrelated frames leave almost nothing through the forward–backward check; flat ones nothing.
+    @Test func rejectsWhatItCannotTrack() {
+        let a = GreyPyramid(texture { $0 })
+        let b = GreyPyramid(texture { SIMD2($0.y * 1.7 + 11, $0.x * 0.6 - 5) })
+        #expect(SparseOpticalFlow().flow(from: a, to: b).count < 100)
+        let flat = GreyPyramid(GreyImage(width: 448, height: 252))
+        #expect(SparseOpticalFlow().flow(from: flat, to: flat).isEmpty)
+    }
+
+    @Test func greyImageAveragesTheFootprint() throws {
+        let image = try #require(RGBImage(width: 4, height: 2, pixels: [UInt8](repeating: 200, count: 12) + [UInt8](repeating: 0, count: 12)))
+        let grey = GreyImage(image, width: 2)
+        #expect(grey.height == 1 && abs(grey.pixels[0] - 100) < 1e-3 && abs(grey.pixels[1] - 100) < 1e-3)
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+
+/// A grey image of float intensities (0–255), row-major.
+public struct GreyImage: Sendable, Hashable {
+    public let width: Int
+    public let height: Int
+    public var pixels: [Float]
+
+    /// A black image.
+    public init(width: Int, height: Int) {
+        precondition(width > 0 && height > 0, "empty grey image")
+        self.width = width
+        self.height = height
+        pixels = [Float](repeating: 0, count: width * height)
+    }
+
+    /// The luma of `image` scaled to `width` pixels wide (height in proportion, rounded): each
+    /// output pixel is the mean of the source pixels its footprint covers (box filter), so
+    /// downscaling does not alias.
+    public init(_ image: RGBImage, width: Int) {
+        let height = max(1, Int((Double(image.height) * Double(width) / Double(image.width)).rounded()))
+        self.init(width: width, height: height)
+        let sx = Double(image.width) / Double(width), sy = Double(image.height) / Double(height)
+        image.pixels.withUnsafeBufferPointer { src in
+            for y in 0 ..< height {
+                let y0 = Int(Double(y) * sy), y1 = max(y0 + 1, min(image.height, Int(Double(y + 1) * sy)))
+                for x in 0 ..< width {
+                    let x0 = Int(Double(x) * sx), x1 = max(x0 + 1, min(image.width, Int(Double(x + 1) * sx)))
+                    var sum: Float = 0
+                    for yy in y0 ..< y1 {
+                        var i = (yy * image.width + x0) * 3
+                        for _ in x0 ..< x1 {
+                            sum += 0.299 * Float(src[i]) + 0.587 * Float(src[i + 1]) + 0.114 * Float(src[i + 2])
+                            i += 3
+                        }
+                    }
+                    pixels[y * width + x] = sum / Float((y1 - y0) * (x1 - x0))
+                }
+            }
+        }
+    }
+
+    /// Half the size, each pixel the mean of a 2 × 2 block (odd edges dropped).
+    func halved() -> GreyImage {
+        var out = GreyImage(width: max(1, width / 2), height: max(1, height / 2))
+        for y in 0 ..< out.height {
+            for x in 0 ..< out.width {
+                let i = 2 * y * width + 2 * x
+                out.pixels[y * out.width + x] = 0.25 * (pixels[i] + pixels[i + 1] + pixels[i + width] + pixels[i + width + 1])
+            }
+        }
+        return out
+    }
+}
+
+/// An image pyramid with the central-difference gradients of every level, built once per frame
+/// and used both as the first and as the second image of a pair.
+public struct GreyPyramid: Sendable {
+    /// Level 0 is the full image; each next level is half the size.
+    public let levels: [GreyImage]
+    let gradientX: [[Float]]
+    let gradientY: [[Float]]
+
+    /// Builds `count` levels from `base`.
+    public init(_ base: GreyImage, levels count: Int = 3) {
+        var levels = [base]
+        while levels.count < count, let last = levels.last, last.width >= 16, last.height >= 16 { levels.append(last.halved()) }
+        self.levels = levels
+        gradientX = levels.map { level in
+            var g = [Float](repeating: 0, count: level.pixels.count)
+            for y in 0 ..< level.height {
+                for x in 1 ..< max(1, level.width - 1) {
+                    let i = y * level.width + x
+                    g[i] = 0.5 * (level.pixels[i + 1] - level.pixels[i - 1])
+                }
+            }
+            return g
+        }
+        gradientY = levels.map { level in
+            var g = [Float](repeating: 0, count: level.pixels.count)
+            for y in 1 ..< max(1, level.height - 1) {
+                for x in 0 ..< level.width {
+                    let i = y * level.width + x
+                    g[i] = 0.5 * (level.pixels[i + level.width] - level.pixels[i - level.width])
+                }
+            }
+            return g
+        }
+    }
+}
+
+/// Sparse pyramidal Lucas–Kanade optical flow on a regular grid, with a forward–backward check.
+///
+/// For each grid point the displacement minimising the squared intensity difference over a
+/// `(2·halfWindow + 1)²` window is found coarse to fine (Gauss–Newton, bilinear sampling); it is
+/// kept only when tracking the end point back lands within `forwardBackwardLimit` of the start,
+/// the window has texture in both directions (structure tensor's smaller eigenvalue), and the
+/// vector is at least `minimumFlow` long. Scratch is allocated per call, never per pixel.
+public struct SparseOpticalFlow: Sendable, Hashable {
+    /// Grid spacing, pixels.
+    public var gridStride = 4
+    /// Half the side of the matching window, pixels.
+    public var halfWindow = 4
+    /// Gauss–Newton steps per level at most.
+    public var iterations = 10
+    /// Largest forward–backward round-trip error kept, pixels.
+    public var forwardBackwardLimit = 0.5
+    /// Shortest vector kept, pixels (the reference's 1.5).
+    public var minimumFlow = 1.5
+    /// Smallest eigenvalue of the window's structure tensor per pixel, grey levels².
+    public var minimumTexture: Float = 4
+
+    /// The default tracker.
+    public init() {}
+
+    /// Flow from `first` to `second` (same size) at the grid points.
+    public func flow(from first: GreyPyramid, to second: GreyPyramid) -> [FlowSample] {
+        let base = first.levels[0]
+        precondition(base.width == second.levels[0].width && base.height == second.levels[0].height, "frames differ in size")
+        var samples: [FlowSample] = []
+        let margin = halfWindow + 1
+        for y in stride(from: margin, to: base.height - margin, by: gridStride) {
+            for x in stride(from: margin, to: base.width - margin, by: gridStride) {
+                let p = SIMD2(Double(x), Double(y))
+                guard let forward = track(p, from: first, to: second) else { continue }
+                let length = (forward * forward).sum().squareRoot()
+                guard length >= minimumFlow, let back = track(p + forward, from: second, to: first, guess: -forward) else { continue }
+                let error = forward + back
+                guard (error * error).sum().squareRoot() <= forwardBackwardLimit else { continue }
+                samples.append(FlowSample(position: p, flow: forward))
+            }
+        }
+        return samples
+    }
+
+    /// The displacement of point `p` (level-0 pixels) from `a` to `b`, or nil where the window is
+    /// textureless, leaves the image or does not settle.
+    func track(_ p: SIMD2<Double>, from a: GreyPyramid, to b: GreyPyramid, guess: SIMD2<Double> = .zero) -> SIMD2<Double>? {
+        let levels = min(a.levels.count, b.levels.count)
+        var d = guess / Double(1 << (levels - 1))
+        let side = 2 * halfWindow + 1
+        var templ = [Float](repeating: 0, count: side * side)
+        var gx = templ, gy = templ
+        for level in stride(from: levels - 1, through: 0, by: -1) {
+            let scale = Double(1 << level)
+            let image = a.levels[level], target = b.levels[level]
+            let q = p / scale
+            let h = Double(halfWindow)
+            guard q.x - h >= 0, q.y - h >= 0, q.x + h <= Double(image.width - 1), q.y + h <= Double(image.height - 1) else { return nil }
+            // Template and gradients at the (integer at level 0, else interpolated) window of `a`.
+            var sxx: Float = 0, sxy: Float = 0, syy: Float = 0
+            var k = 0
+            for wy in -halfWindow ... halfWindow {
+                for wx in -halfWindow ... halfWindow {
+                    let sx = q.x + Double(wx), sy = q.y + Double(wy)
+                    templ[k] = SparseOpticalFlow.sample(image.pixels, image.width, sx, sy)
+                    gx[k] = SparseOpticalFlow.sample(a.gradientX[level], image.width, sx, sy)
+                    gy[k] = SparseOpticalFlow.sample(a.gradientY[level], image.width, sx, sy)
+                    sxx += gx[k] * gx[k]
+                    sxy += gx[k] * gy[k]
+                    syy += gy[k] * gy[k]
+                    k += 1
+                }
+            }
+            let n = Float(side * side)
+            let det = sxx * syy - sxy * sxy
+            let minEigen = ((sxx + syy) - ((sxx - syy) * (sxx - syy) + 4 * sxy * sxy).squareRoot()) / (2 * n)
+            guard det > 1e-6, minEigen >= minimumTexture else { return nil }
+            for _ in 0 ..< iterations {
+                let c = q + d
+                guard c.x - h >= 0, c.y - h >= 0, c.x + h <= Double(target.width - 1), c.y + h <= Double(target.height - 1) else { return nil }
+                var bx: Float = 0, by: Float = 0
+                k = 0
+                for wy in -halfWindow ... halfWindow {
+                    for wx in -halfWindow ... halfWindow {
+                        let diff = SparseOpticalFlow.sample(target.pixels, target.width, c.x + Double(wx), c.y + Double(wy)) - templ[k]
+                        bx += diff * gx[k]
+                        by += diff * gy[k]
+                        k += 1
+                    }
+                }
+                let step = SIMD2(Double((-syy * bx + sxy * by) / det), Double((sxy * bx - sxx * by) / det))
+                d += step
+                if (step * step).sum() < 1e-4 { break }
+            }
+            if level > 0 { d *= 2 }
+        }
+        return d.x.isFinite && d.y.isFinite ? d : nil
+    }
+
+    /// Bilinear sample of a row-major plane; the caller keeps (x, y) inside.
+    @inline(__always)
+    static func sample(_ plane: [Float], _ width: Int, _ x: Double, _ y: Double) -> Float {
+        let x0 = Int(x), y0 = Int(y)
+        let fx = Float(x - Double(x0)), fy = Float(y - Double(y0))
+        let i = y0 * width + x0
+        let x1 = fx > 0 ? 1 : 0, y1 = fy > 0 ? width : 0
+        let top = plane[i] + fx * (plane[i + x1] - plane[i])
+        let bottom = plane[i + y1] + fx * (plane[i + y1 + x1] - plane[i + y1])
+        return top + fy * (bottom - top)
+    }
+}
