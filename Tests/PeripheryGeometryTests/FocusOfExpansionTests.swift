@@ -156,3 +156,37 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         #expect(grey.height == 1 && abs(grey.pixels[0] - 100) < 1e-3 && abs(grey.pixels[1] - 100) < 1e-3)
     }
 }
+
+@Suite struct MountCalibratorTests {
+    /// Frames 0 and 3 of a zoom about a known point (frames between are skipped by the stride) give
+    /// the mount angles of that point; slow driving and fast turns are gated.
+    @Test func zoomingFramesGiveTheAnglesOfTheirFocus() throws {
+        let k = try CameraIntrinsics(fx: 400, fy: 400, cx: 224, cy: 126, width: 448, height: 252)
+        let focus = SIMD2(236.0, 111.0)
+        func rgb(_ grey: GreyImage) throws -> RGBImage {
+            try #require(RGBImage(width: grey.width, height: grey.height, pixels: grey.pixels.flatMap { v in
+                [UInt8](repeating: UInt8(max(0, min(255, v.rounded()))), count: 3)
+            }))
+        }
+        let near = try rgb(texture { $0 }), far = try rgb(texture { focus + ($0 - focus) / 1.03 })
+        let calibrator = MountCalibrator(intrinsics: k, roll: 0)
+        let still = [GyroSample(t: 0, rate: .zero), GyroSample(t: 0.3, rate: .zero)]
+        #expect(calibrator.add(frame: near, t: 0, speed: 15, gyro: still) == .skipped)
+        #expect(calibrator.add(frame: near, t: 0.1, speed: 15, gyro: still) == .skipped)
+        #expect(calibrator.add(frame: near, t: 0.2, speed: 15, gyro: still) == .skipped)
+        guard case let .accepted(pitch, yaw, inliers) = calibrator.add(frame: far, t: 0.3, speed: 15, gyro: still) else {
+            Issue.record("pair not accepted")
+            return
+        }
+        let truth = MountAngles(focusOfExpansion: focus, intrinsics: k, roll: 0)
+        #expect(abs(pitch - truth.pitch) < 0.1 * .pi / 180 && abs(yaw - truth.yaw) < 0.1 * .pi / 180)
+        #expect(inliers > 1000 && calibrator.window.samples == 1)
+        let slow = MountCalibrator(intrinsics: k, roll: 0)
+        #expect(slow.add(frame: near, t: 0, speed: 5, gyro: still) == .gated("speed"))
+        let turning = MountCalibrator(intrinsics: k, roll: 0)
+        let spin = [GyroSample(t: 0.15, rate: SIMD3(0.1, 0, 0))]  // about device x: vehicle up for a level phone
+        _ = turning.add(frame: near, t: 0, speed: 15, gyro: spin)
+        for t in [0.1, 0.2] { _ = turning.add(frame: near, t: t, speed: 15, gyro: spin) }
+        #expect(turning.add(frame: far, t: 0.3, speed: 15, gyro: spin) == .gated("yaw rate"))
+    }
+}

@@ -20,6 +20,10 @@ public struct DriveDirectory: Sendable {
     public let frames: [FrameEntry]
     /// Yaw-rate samples `(t, rad/s)` from `motion.csv`, in time order.
     public let yawRates: [(t: Double, rate: Double)]
+    /// The gyro of `motion.csv`: rotation rate in device axes, in time order.
+    public let gyro: [GyroSample]
+    /// Gravity samples `(t, g in device axes)` from `motion.csv`, in time order.
+    public let gravity: [(t: Double, g: SIMD3<Double>)]
     /// Speed samples `(t, m/s)` from `location.csv`, in time order.
     public let speeds: [(t: Double, speed: Double)]
     /// Rows that could not be used, with their line numbers.
@@ -92,6 +96,7 @@ public struct DriveDirectory: Sendable {
         }
 
         var rates: [(Double, Double)] = []
+        var gyro: [GyroSample] = [], gravity: [(Double, SIMD3<Double>)] = []
         let motionCSV = url.appendingPathComponent("motion.csv").path
         if FileManager.default.fileExists(atPath: motionCSV) {
             let table = try CSVTable(path: motionCSV)
@@ -109,6 +114,8 @@ public struct DriveDirectory: Sendable {
                 // Yaw rate about vehicle up: the rotation rate along −gravity (reference ReplayProcessor).
                 let r = SIMD3(values[4], values[5], values[6])
                 rates.append((values[0], -(r * g).sum() / norm))
+                gyro.append(GyroSample(t: values[0], rate: r))
+                gravity.append((values[0], g))
             }
         }
         var speeds: [(Double, Double)] = []
@@ -128,6 +135,8 @@ public struct DriveDirectory: Sendable {
         }
         self.path = path
         yawRates = rates.sorted { $0.0 < $1.0 }
+        self.gyro = gyro.sorted { $0.t < $1.t }
+        self.gravity = gravity.sorted { $0.0 < $1.0 }
         self.speeds = speeds.sorted { $0.0 < $1.0 }
         yawRateTimes = yawRates.map(\.t)
         speedTimes = self.speeds.map(\.t)

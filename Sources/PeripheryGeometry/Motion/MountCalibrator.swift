@@ -1,0 +1,104 @@
+import Foundation
+import PeripheryCore
+
+/// One gyro reading: time (s, the frames' clock) and rotation rate in device axes (rad/s).
+public struct GyroSample: Sendable, Hashable {
+    public var t: Double
+    public var rate: SIMD3<Double>
+
+    /// Creates a reading.
+    public init(t: Double, rate: SIMD3<Double>) {
+        self.t = t
+        self.rate = rate
+    }
+}
+
+/// Estimates mount pitch and yaw while driving from the focus of expansion of frame pairs
+/// (`calibration-from-motion.md` §9.1): every third frame, on a grey working image 448 px wide,
+/// gated on speed and yaw rate, de-rotated with the mean gyro rate over the pair, into a
+/// `PitchWindow` of per-pair angles.
+public final class MountCalibrator {
+    /// What one frame did.
+    public enum Outcome: Sendable, Hashable {
+        /// Not a frame of the stride, or the first of a pair.
+        case skipped
+        /// Refused before the flow by a gate (speed, yaw rate, pair interval).
+        case gated(String)
+        /// Reached the estimator and gave nothing.
+        case rejected(String)
+        /// Gave a pitch and yaw (radians) with this many inliers.
+        case accepted(pitch: Double, yaw: Double, inliers: Int)
+    }
+
+    /// Working-image width, pixels.
+    public let workingWidth: Int
+    /// Every `frameStride`-th frame is used.
+    public let frameStride: Int
+    /// The flow and FoE stages.
+    public var flow = SparseOpticalFlow()
+    public var estimator = FocusOfExpansion()
+    /// The window of accepted pairs.
+    public private(set) var window: PitchWindow
+    /// The source camera and the mount roll used to level the FoE ray.
+    public var intrinsics: CameraIntrinsics
+    public var roll: Double
+
+    private var frameCounter = 0
+    private var previous: (t: Double, pyramid: GreyPyramid)?
+
+    /// A calibrator for frames of `intrinsics`, levelling with `roll`.
+    public init(intrinsics: CameraIntrinsics, roll: Double, profile: PitchWindow.Profile = .driving,
+                workingWidth: Int = 448, frameStride: Int = 3) {
+        self.intrinsics = intrinsics
+        self.roll = roll
+        self.workingWidth = workingWidth
+        self.frameStride = frameStride
+        window = PitchWindow(profile: profile)
+    }
+
+    /// Feeds one frame at time `t` with the vehicle's speed (m/s, nil if unknown) and the gyro
+    /// readings around it (any span covering the pair; readings in `[previous, t]` are averaged,
+    /// else the one nearest `t` is used).
+    public func add(frame: RGBImage, t: Double, speed: Double?, gyro: [GyroSample]) -> Outcome {
+        defer { frameCounter += 1 }
+        guard frameCounter % frameStride == 0 else { return .skipped }
+        let profile = window.profile
+        if profile.minimumSpeed >= 0 {
+            guard let speed, speed >= profile.minimumSpeed else {
+                previous = nil
+                return .gated("speed")
+            }
+        }
+        let pyramid = GreyPyramid(GreyImage(frame, width: workingWidth))
+        defer { previous = (t, pyramid) }
+        guard let (t0, first) = previous else { return .skipped }
+        let dt = t - t0
+        guard dt > 0.01, dt < 0.5 else { return .gated("interval") }
+        let inPair = gyro.filter { $0.t >= t0 && $0.t <= t }
+        let rates = inPair.isEmpty ? gyro.min { abs($0.t - t) < abs($1.t - t) }.map { [$0.rate] } ?? [] : inPair.map(\.rate)
+        guard !rates.isEmpty else { return .gated("no gyro") }
+        let omega = rates.reduce(SIMD3<Double>.zero, +) / Double(rates.count)
+        // Device → camera (right, down, forward) axes.
+        let camera = SIMD3(-omega.y, -omega.x, -omega.z)
+        guard abs(camera.y) <= profile.maximumYawRate else { return .gated("yaw rate") }
+        let scale = Double(workingWidth) / Double(intrinsics.width)
+        let fx = intrinsics.fx * scale, fy = intrinsics.fy * scale, cx = intrinsics.cx * scale, cy = intrinsics.cy * scale
+        let samples = flow.flow(from: first, to: pyramid)
+        let derotated = FocusOfExpansion.derotated(samples, rotation: camera * dt, fx: fx, fy: fy, cx: cx, cy: cy)
+        switch estimator.estimate(derotated, fx: fx, fy: fy, cx: cx, cy: cy) {
+        case let .failure(failure):
+            window.reject()
+            return .rejected("\(failure)")
+        case let .success(estimate):
+            let angles = angles(estimate.point, scale: scale)
+            // The diagnostic: the same pair without de-rotation (its pitch only).
+            let raw = (try? estimator.estimate(samples, fx: fx, fy: fy, cx: cx, cy: cy).get()).map { self.angles($0.point, scale: scale).pitch }
+            window.add(pitch: angles.pitch, yaw: angles.yaw, rawPitch: raw ?? angles.pitch, inliers: estimate.inliers)
+            return .accepted(pitch: angles.pitch, yaw: angles.yaw, inliers: estimate.inliers)
+        }
+    }
+
+    func angles(_ point: SIMD2<Double>, scale: Double) -> MountAngles {
+        MountAngles(focusOfExpansion: point / scale, intrinsics: intrinsics, roll: roll)
+    }
+}
