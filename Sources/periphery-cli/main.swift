@@ -3,7 +3,7 @@ import Foundation
 /// `periphery`: a thin command line over the Periphery libraries.
 let commands: [any Command.Type] = [
     SelfCheckCommand.self, DetectCommand.self, RunCommand.self, TrackCommand.self, LUTCommand.self, DecodeCommand.self,
-    SynthCommand.self, EvalCommand.self, ForwardCommand.self, BenchCommand.self, InfoCommand.self,
+    SynthCommand.self, EvalCommand.self, CalibrateCommand.self, ForwardCommand.self, BenchCommand.self, InfoCommand.self,
 ]
 
 let usage = """

@@ -190,3 +190,25 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         #expect(turning.add(frame: far, t: 0.3, speed: 15, gyro: spin) == .gated("yaw rate"))
     }
 }
+
+@Suite struct GravityPoseTests {
+    /// Gravity seen by a phone on a level road reads back the mount's pitch and roll.
+    @Test(arguments: [(-3.659, 0.0), (2.0, 1.5), (-6.0, -2.0), (0.5, 12.0)])
+    func gravityGivesMountPitchAndRoll(pitchDegrees: Double, rollDegrees: Double) {
+        let pose = MountPose(pitchDegrees: pitchDegrees, rollDegrees: rollDegrees, yawDegrees: 1.0, height: 1.2, forwardOfOrigin: 1.5)
+        var gravity = GravityPose()
+        gravity.add(gravity: DeviceAxes.fromVehicle(pose) * SIMD3(0, 0, -1))
+        #expect(abs((gravity.pitch ?? .nan) - pose.pitch) < 1e-9)
+        #expect(abs((gravity.roll ?? .nan) - pose.roll) < 1e-9)
+    }
+
+    @Test func smoothsAndRefusesPortraitRoll() {
+        var gravity = GravityPose()
+        gravity.add(gravity: SIMD3(-1, 0, 0))
+        gravity.add(gravity: SIMD3(-cos(0.1), 0, sin(0.1)))
+        #expect(abs((gravity.pitch ?? .nan) - 0.02 * 0.1) < 1e-12)
+        gravity.add(gravity: SIMD3(0, 1, 0))
+        #expect(gravity.rollUnrecoverable && gravity.roll == 0)
+        #expect(PoseProvenance.gravity.mayBeOverwritten(by: .estimated) && !PoseProvenance.manual.mayBeOverwritten(by: .gravity))
+    }
+}

@@ -143,6 +143,25 @@ public struct DriveDirectory: Sendable {
         self.skipped = skipped
     }
 
+    /// The latest recorded speed at or before `t` and at most 2 s old, m/s.
+    public func speed(at t: Double) -> Double? {
+        let latest = DriveDirectory.firstIndex(in: speedTimes, after: t) - 1
+        guard latest >= 0, t - speeds[latest].t <= 2.0 else { return nil }
+        return speeds[latest].speed
+    }
+
+    /// Gyro readings with `from ≤ t ≤ to`.
+    public func gyro(from start: Double, to end: Double) -> ArraySlice<GyroSample> {
+        var low = 0, high = gyro.count
+        while low < high {
+            let mid = (low + high) / 2
+            if gyro[mid].t < start { low = mid + 1 } else { high = mid }
+        }
+        var last = low
+        while last < gyro.count, gyro[last].t <= end { last += 1 }
+        return gyro[low ..< last]
+    }
+
     static func number(_ fields: [Substring], _ index: Int) -> Double? {
         guard index < fields.count else { return nil }
         return Double(fields[index].trimmingCharacters(in: .whitespaces))
