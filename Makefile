@@ -18,10 +18,11 @@ demo: deps
 	$(SWIFT) build -c release
 	.build/release/periphery selfcheck
 	mkdir -p out
-	.build/release/periphery detect docs/sample/frame.png --calibration docs/sample/calibration.json \
+	.build/release/periphery detect docs/sample/synthetic/frame.png --calibration docs/sample/synthetic/calibration.json \
 		--json out/detections.json --overlay out/overlay.png --bev out/bev.png
+	python3 tools/compare_with_labels.py out/detections.json docs/sample/synthetic/labels.json
 	@echo "demo: detections in out/detections.json, pictures in out/overlay.png and out/bev.png"
-	@echo "demo: the bundled weights are untrained test weights - the boxes are not real vehicles"
+	@echo "demo: the default weights were trained on synthetic scenes only (Weights/README.md)"
 
 # Installs whatever of DEB_PACKAGES is missing (CI machines start fresh).
 deps:

@@ -406,17 +406,25 @@ def match(dets: List[Tuple[float, ...]], truth: List[Dict[str, float]], threshol
 
 
 @torch.no_grad()
-def evaluate(model: ref.Safety40, frames: List[Frame], device: torch.device, threshold: float = 0.6) -> Dict[str, float]:
+def predict(model: ref.Safety40, frames: List[Frame], device: torch.device) -> List[Tuple[np.ndarray, ...]]:
+    """Head outputs (classes, boxes, directions) of every frame, in eval mode."""
     model.eval()
-    total = {"tp": [], "fp": [], "fn": [], "centre": [], "yaw": []}
+    out = []
     for start in range(0, len(frames), 4):
         chunk = frames[start : start + 4]
         images, idx, vis, *_ = batch(chunk, None, device)
         cls, reg, dirs = (t.float().cpu().numpy() for t in forward(model, images, idx, vis))
-        for i, frame in enumerate(chunk):
-            for k, v in match(decode(cls[i], reg[i], dirs[i], min(threshold, 0.5)), frame.boxes, threshold).items():
-                total[k] += v
+        out += [(cls[i], reg[i], dirs[i]) for i in range(len(chunk))]
     model.train()
+    return out
+
+
+def score(outputs: List[Tuple[np.ndarray, ...]], frames: List[Frame], threshold: float = 0.6) -> Dict[str, float]:
+    """The evaluation.md report of predictions at one threshold."""
+    total = {"tp": [], "fp": [], "fn": [], "centre": [], "yaw": []}
+    for (cls, reg, dirs), frame in zip(outputs, frames):
+        for k, v in match(decode(cls, reg, dirs, min(threshold, 0.5)), frame.boxes, threshold).items():
+            total[k] += v
     tp, fp, fn = sum(total["tp"]), sum(total["fp"]), sum(total["fn"])
     p = tp / (tp + fp) if tp + fp else 0.0
     r = tp / (tp + fn) if tp + fn else 0.0
@@ -424,6 +432,22 @@ def evaluate(model: ref.Safety40, frames: List[Frame], device: torch.device, thr
             "median_centre_error_m": float(np.median(total["centre"])) if total["centre"] else float("nan"),
             "median_yaw_error_deg": float(np.median(total["yaw"])) if total["yaw"] else float("nan"),
             "frames": len(frames)}
+
+
+def evaluate(model: ref.Safety40, frames: List[Frame], device: torch.device, threshold: float = 0.6) -> Dict[str, float]:
+    return score(predict(model, frames, device), frames, threshold)
+
+
+def calibrate_scores(model: ref.Safety40, frames: List[Frame], device: torch.device) -> Tuple[float, float, Dict[str, float]]:
+    """The logit shift that moves the F1-best score threshold on `frames` to the 0.60 operating point.
+
+    Adding one constant to every class logit changes no ranking, no argmax and no NMS order: the
+    detections at 0.60 afterwards are exactly those at the chosen threshold before."""
+    outputs = predict(model, frames, device)
+    table = {f"{t:.3f}": score(outputs, frames, float(t))["f1"] for t in np.arange(0.10, 0.61, 0.025)}
+    best = float(max(table, key=lambda k: (table[k], -abs(float(k) - 0.6))))
+    logit = lambda p: math.log(p / (1 - p))  # noqa: E731
+    return logit(0.6) - logit(best), best, table
 
 
 # --- training loop ---------------------------------------------------------------------------
@@ -485,6 +509,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--training-hours", default="", help="provenance: wall-clock hours and machine (metadata only)")
     ap.add_argument("--aux-weight", type=float, default=1.0, help="weight of the auxiliary vehicle-pixel loss (0: off)")
     ap.add_argument("--init-from", type=Path, help="start from this checkpoint's network weights (not its optimiser)")
+    ap.add_argument("--calibrate-scores", type=Path,
+                    help="before export, shift the class logits so that the F1-best threshold on this held-out "
+                         "dataset becomes 0.60 (Platt-style bias, folded into bbox_head.conv_cls.bias)")
     ap.add_argument("--max-minutes", type=float, default=0, help="stop (after a checkpoint) when this much time has passed")
     args = ap.parse_args(argv)
 
@@ -605,6 +632,16 @@ def main(argv: Optional[List[str]] = None) -> int:
                                                      "pos_radius", "ignore_radius", "seed", "iterations", "batch",
                                                      "aux_weight")} | {"init_from": str(args.init_from)}),
         }
+        if args.calibrate_scores:
+            held_out = list(load_frames([args.calibrate_scores], args.pos_radius, args.ignore_radius).values())
+            shift, best, table = calibrate_scores(model, held_out, device)
+            with torch.no_grad():
+                model.bbox_head.conv_cls.bias += shift
+            metadata["score_calibration"] = json.dumps({
+                "logit_shift": shift, "threshold_before": best, "fitted_on": str(args.calibrate_scores),
+                "frames": len(held_out), "f1_by_threshold": table}, sort_keys=True)
+            print(f"score calibration: F1-best threshold {best:.2f} on {len(held_out)} frames → logit shift {shift:+.4f}",
+                  flush=True)
         if val:
             metadata["validation"] = json.dumps(evaluate(model, val, device), sort_keys=True)
         if args.evaluation:

@@ -18,7 +18,7 @@ enum BenchCommand: Command {
         Percentiles use index round((n-1)·p) of the sorted times. Preprocessing is excluded.
 
         OPTIONS:
-          --weights W    weights file (default: Weights/safety40-random-init.safetensors)
+          --weights W    weights file (default: Weights/safety40-synthetic.safetensors)
           --frames N     timed frames (default 50)
           --warmup N     discarded frames first (default 5)
           --threads T    worker threads (default: all cores)

@@ -5,7 +5,7 @@ import PeripheryInference
 /// Defaults the commands share: where the bundled weights are, and the reference camera.
 enum Defaults {
     /// The bundled weights file, relative to the repository root.
-    static let weightsFile = "Weights/safety40-random-init.safetensors"
+    static let weightsFile = "Weights/safety40-synthetic.safetensors"
 
     /// `--weights` if given, else the bundled file found from the working directory or from the
     /// executable's location inside `.build/`.
@@ -30,6 +30,8 @@ enum Defaults {
         let weights = try Safety40Weights(path: path)
         if weights.metadata["trained"] == "false" {
             printError("note: \(path) is an untrained random initialisation; its outputs are not detections of real vehicles")
+        } else if weights.metadata["training_data"] == "synthetic" {
+            printError("note: \(path) was trained on synthetic scenes only; real cameras need the real Safety40 checkpoint")
         }
         return weights
     }

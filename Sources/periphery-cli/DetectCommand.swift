@@ -18,7 +18,7 @@ enum DetectCommand: Command {
 
         OPTIONS:
           --calibration C.json   camera and mount; its frame size must be the image's
-          --weights W            weights file (default: Weights/safety40-random-init.safetensors)
+          --weights W            weights file (default: Weights/safety40-synthetic.safetensors)
           --threshold T          score threshold in [0, 1] (default 0.50)
           --nms-radius R         circular NMS radius in metres (default 2.0)
           --reject-implausible   drop boxes whose size is implausible for their class

@@ -18,7 +18,7 @@ enum EvalCommand: Command {
 
         OPTIONS:
           --data DIR          dataset directory (images/, calibration/, labels/)
-          --weights W         weights file (default: Weights/safety40-random-init.safetensors)
+          --weights W         weights file (default: Weights/safety40-synthetic.safetensors)
           --threshold T       operating point (default 0.60, the display threshold)
           --pitch-bias DEG    add this to every frame's mount pitch (pitch sensitivity)
           --pitch-jitter DEG  add zero-mean Gaussian noise of this σ to each frame's pitch (fixed seed)

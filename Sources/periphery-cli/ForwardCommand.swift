@@ -17,7 +17,7 @@ enum ForwardCommand: Command {
         The calibration gives the ProjectionLUT of the gather.
 
         OPTIONS:
-          --weights W          weights file (default: Weights/safety40-random-init.safetensors)
+          --weights W          weights file (default: Weights/safety40-synthetic.safetensors)
           --input T            input tensor file
           --calibration C      calibration file (see docs/geometry.md)
           --dump OUT           output file

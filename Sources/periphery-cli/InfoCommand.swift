@@ -13,7 +13,7 @@ enum InfoCommand: Command {
         error, the default thread count and the CPU features that matter.
 
         OPTIONS:
-          --weights W   weights file (default: Weights/safety40-random-init.safetensors)
+          --weights W   weights file (default: Weights/safety40-synthetic.safetensors)
           --help        show this help
         """
 

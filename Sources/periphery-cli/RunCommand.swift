@@ -30,7 +30,7 @@ enum RunCommand: Command {
           --max-frames N         stop after N frames
           --fps F                frame rate for --stdin-raw, or for drives without frames.csv (default 10)
           --stdin-raw WxH        read raw rgb24 frames of this size from standard input
-          --weights W            weights file (default: Weights/safety40-random-init.safetensors)
+          --weights W            weights file (default: Weights/safety40-synthetic.safetensors)
           --threads T            worker threads (default: all cores)
           --help                 show this help
         """
