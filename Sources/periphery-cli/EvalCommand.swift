@@ -44,8 +44,7 @@ enum EvalCommand: Command {
         for index in try dataset.indices() {
             let (image, setup, truth) = try dataset.read(index: index)
             var pose = setup.pose
-            // Box–Muller: one standard normal per frame.
-            let normal = (-2 * log(max(random.uniform(0, 1), .leastNormalMagnitude))).squareRoot() * cos(2 * .pi * random.uniform(0, 1))
+            let normal = random.normal()
             pose.pitch += bias + jitter * normal
             engine.reset()
             let result = try engine.process(PerceptionFrame(

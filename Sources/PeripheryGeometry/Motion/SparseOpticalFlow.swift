@@ -95,7 +95,7 @@ public struct GreyPyramid: Sendable {
 /// `(2·halfWindow + 1)²` window is found coarse to fine (Gauss–Newton, bilinear sampling); it is
 /// kept only when tracking the end point back lands within `forwardBackwardLimit` of the start,
 /// the window has texture in both directions (structure tensor's smaller eigenvalue), and the
-/// vector is at least `minimumFlow` long. Scratch is allocated per call, never per pixel.
+/// vector is at least `minimumFlow` long. Scratch is allocated once per call, never per point.
 public struct SparseOpticalFlow: Sendable, Hashable {
     /// Grid spacing, pixels.
     public var gridStride = 4
@@ -118,13 +118,14 @@ public struct SparseOpticalFlow: Sendable, Hashable {
         let base = first.levels[0]
         precondition(base.width == second.levels[0].width && base.height == second.levels[0].height, "frames differ in size")
         var samples: [FlowSample] = []
+        var scratch = Scratch(side: 2 * halfWindow + 1)
         let margin = halfWindow + 1
         for y in stride(from: margin, to: base.height - margin, by: gridStride) {
             for x in stride(from: margin, to: base.width - margin, by: gridStride) {
                 let p = SIMD2(Double(x), Double(y))
-                guard let forward = track(p, from: first, to: second) else { continue }
+                guard let forward = track(p, from: first, to: second, scratch: &scratch) else { continue }
                 let length = (forward * forward).sum().squareRoot()
-                guard length >= minimumFlow, let back = track(p + forward, from: second, to: first, guess: -forward) else { continue }
+                guard length >= minimumFlow, let back = track(p + forward, from: second, to: first, guess: -forward, scratch: &scratch) else { continue }
                 let error = forward + back
                 guard (error * error).sum().squareRoot() <= forwardBackwardLimit else { continue }
                 samples.append(FlowSample(position: p, flow: forward))
@@ -135,12 +136,12 @@ public struct SparseOpticalFlow: Sendable, Hashable {
 
     /// The displacement of point `p` (level-0 pixels) from `a` to `b`, or nil where the window is
     /// textureless, leaves the image or does not settle.
-    func track(_ p: SIMD2<Double>, from a: GreyPyramid, to b: GreyPyramid, guess: SIMD2<Double> = .zero) -> SIMD2<Double>? {
+    func track(
+        _ p: SIMD2<Double>, from a: GreyPyramid, to b: GreyPyramid, guess: SIMD2<Double> = .zero, scratch: inout Scratch
+    ) -> SIMD2<Double>? {
         let levels = min(a.levels.count, b.levels.count)
         var d = guess / Double(1 << (levels - 1))
         let side = 2 * halfWindow + 1
-        var templ = [Float](repeating: 0, count: side * side)
-        var gx = templ, gy = templ
         for level in stride(from: levels - 1, through: 0, by: -1) {
             let scale = Double(1 << level)
             let image = a.levels[level], target = b.levels[level]
@@ -153,12 +154,12 @@ public struct SparseOpticalFlow: Sendable, Hashable {
             for wy in -halfWindow ... halfWindow {
                 for wx in -halfWindow ... halfWindow {
                     let sx = q.x + Double(wx), sy = q.y + Double(wy)
-                    templ[k] = SparseOpticalFlow.sample(image.pixels, image.width, sx, sy)
-                    gx[k] = SparseOpticalFlow.sample(a.gradientX[level], image.width, sx, sy)
-                    gy[k] = SparseOpticalFlow.sample(a.gradientY[level], image.width, sx, sy)
-                    sxx += gx[k] * gx[k]
-                    sxy += gx[k] * gy[k]
-                    syy += gy[k] * gy[k]
+                    scratch.template[k] = SparseOpticalFlow.sample(image.pixels, image.width, sx, sy)
+                    scratch.gx[k] = SparseOpticalFlow.sample(a.gradientX[level], image.width, sx, sy)
+                    scratch.gy[k] = SparseOpticalFlow.sample(a.gradientY[level], image.width, sx, sy)
+                    sxx += scratch.gx[k] * scratch.gx[k]
+                    sxy += scratch.gx[k] * scratch.gy[k]
+                    syy += scratch.gy[k] * scratch.gy[k]
                     k += 1
                 }
             }
@@ -173,9 +174,9 @@ public struct SparseOpticalFlow: Sendable, Hashable {
                 k = 0
                 for wy in -halfWindow ... halfWindow {
                     for wx in -halfWindow ... halfWindow {
-                        let diff = SparseOpticalFlow.sample(target.pixels, target.width, c.x + Double(wx), c.y + Double(wy)) - templ[k]
-                        bx += diff * gx[k]
-                        by += diff * gy[k]
+                        let diff = SparseOpticalFlow.sample(target.pixels, target.width, c.x + Double(wx), c.y + Double(wy)) - scratch.template[k]
+                        bx += diff * scratch.gx[k]
+                        by += diff * scratch.gy[k]
                         k += 1
                     }
                 }
@@ -186,6 +187,17 @@ public struct SparseOpticalFlow: Sendable, Hashable {
             if level > 0 { d *= 2 }
         }
         return d.x.isFinite && d.y.isFinite ? d : nil
+    }
+
+    /// The window's template and gradients, reused across the points of one call.
+    struct Scratch {
+        var template: [Float], gx: [Float], gy: [Float]
+
+        init(side: Int) {
+            template = [Float](repeating: 0, count: side * side)
+            gx = template
+            gy = template
+        }
     }
 
     /// Bilinear sample of a row-major plane; the caller keeps (x, y) inside.

@@ -96,10 +96,12 @@ public struct RoadCentreline: Sendable, Hashable {
         let radius = (r * r).sum().squareRoot()
         // The heading of the tangent at the point's angle about the centre.
         let heading = atan2(r.y, r.x) + (k > 0 ? .pi / 2 : -.pi / 2)
-        var turn = heading - piece.heading
-        turn -= 2 * .pi * ((turn + .pi) / (2 * .pi)).rounded(.down)
+        let turn = RoadCentreline.wrapped(heading - piece.heading)
         return SIMD2(turn / k, 1 / k - (k > 0 ? radius : -radius))
     }
+
+    /// An angle wrapped to [−π, π).
+    static func wrapped(_ angle: Double) -> Double { angle - 2 * .pi * ((angle + .pi) / (2 * .pi)).rounded(.down) }
 
     /// Pose after running `u` metres along a piece from its start.
     static func advance(_ piece: Piece, by u: Double) -> (SIMD2<Double>, Double) {

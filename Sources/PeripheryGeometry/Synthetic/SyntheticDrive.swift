@@ -113,8 +113,7 @@ public struct SyntheticDrive: Sendable {
         let h = 1e-3
         let (pa, ha, _) = place(t - h), (pb, hb, _) = place(t + h)
         let v = pb - pa
-        var turn = hb - ha
-        turn -= 2 * .pi * ((turn + .pi) / (2 * .pi)).rounded(.down)
+        let turn = RoadCentreline.wrapped(hb - ha)
         var pitch = 0.0, rate = 0.0
         for b in bumps {
             let w = 2 * .pi * b.frequency
@@ -152,8 +151,7 @@ public struct SyntheticDrive: Sendable {
             guard abs(along - ego.s - 70) < 110 else { continue }
             let p = local(centreline.point(s: along, d: mover.d))
             guard inView(p, margin: mover.size.x) else { continue }
-            var yaw = centreline.pose(at: along).heading - ego.heading + (mover.facesBack ? .pi : 0)
-            yaw -= 2 * .pi * ((yaw + .pi) / (2 * .pi)).rounded(.down)
+            let yaw = RoadCentreline.wrapped(centreline.pose(at: along).heading - ego.heading + (mover.facesBack ? .pi : 0))
             scene.vehicles.append(SyntheticVehicle(
                 vehicleClass: mover.vehicleClass, x: p.x, y: p.y, yaw: yaw, size: mover.size, paint: mover.paint,
                 variant: mover.variant, isParked: mover.isParked))

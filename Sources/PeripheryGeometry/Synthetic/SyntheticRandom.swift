@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small seeded generator (SplitMix64) for the synthetic world, so that a seed always yields the
 /// same scene and the same noise on every platform.
 public struct SyntheticRandom: RandomNumberGenerator, Sendable, Hashable {
@@ -26,6 +28,11 @@ public struct SyntheticRandom: RandomNumberGenerator, Sendable, Hashable {
 
     /// `true` with probability `p`.
     public mutating func chance(_ p: Double) -> Bool { uniform(0, 1) < p }
+
+    /// A standard normal draw (Box–Muller, two uniforms).
+    public mutating func normal() -> Double {
+        (-2 * log(max(uniform(0, 1), .leastNormalMagnitude))).squareRoot() * cos(2 * .pi * uniform(0, 1))
+    }
 
     /// The SplitMix64 finaliser: a bijective 64-bit hash.
     @inline(__always)

@@ -84,6 +84,9 @@ public enum KITTIObjectFormat {
         try Data(calibText(setup).utf8).write(to: URL(fileURLWithPath: dataset.file("calib", index, "txt")), options: .atomic)
     }
 
+    /// KITTI type names read as our labels.
+    static let readLabels = ["Car": 0, "Van": 0, "Truck": 1, "Tram": 1, "Cyclist": 2, "Pedestrian": 3, "Person_sitting": 3]
+
     /// Reads a `label_2` file as vehicle-frame boxes through the `Tr_velo_to_cam` of its `calib`
     /// file. `DontCare` and unknown types are skipped; KITTI `Van` counts as light, `Tram` as large.
     ///
@@ -95,8 +98,7 @@ public enum KITTIObjectFormat {
         for (i, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.isEmpty { continue }
-            let classes = ["Car": 0, "Van": 0, "Truck": 1, "Tram": 1, "Cyclist": 2, "Pedestrian": 3, "Person_sitting": 3]
-            guard let label = classes[String(fields[0])] else { continue }
+            guard let label = readLabels[String(fields[0])] else { continue }
             guard fields.count >= 15 else {
                 throw .unreadable(path: path, reason: "line \(i + 1): \(fields.count) fields, a KITTI label has 15")
             }

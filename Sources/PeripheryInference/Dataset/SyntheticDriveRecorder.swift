@@ -146,7 +146,7 @@ public struct SyntheticDriveRecorder: Sendable {
             let ego = drive.ego(at: t)
             let lat = latitude + ego.position.y / metresPerDegree
             let lon = longitude + ego.position.x / (metresPerDegree * cos(latitude * .pi / 180))
-            let speed = max(0, ego.speed + normal(&rng) * sensors.speedNoise)
+            let speed = max(0, ego.speed + rng.normal() * sensors.speedNoise)
             csv += String(format: "%.3f,%.3f,%.8f,%.8f,%.1f,5,3,%.3f,0.3,%.2f,2\n",
                           t, 1_780_000_000 + t, lat, lon, 50.0, speed, SyntheticDriveRecorder.compass(ego.heading))
         }
@@ -180,9 +180,5 @@ public struct SyntheticDriveRecorder: Sendable {
         return q / (q * q).sum().squareRoot()
     }
 
-    func normal(_ rng: inout SyntheticRandom) -> Double {
-        (-2 * log(max(rng.uniform(0, 1), .leastNormalMagnitude))).squareRoot() * cos(2 * .pi * rng.uniform(0, 1))
-    }
-
-    func normal3(_ rng: inout SyntheticRandom) -> SIMD3<Double> { SIMD3(normal(&rng), normal(&rng), normal(&rng)) }
+    func normal3(_ rng: inout SyntheticRandom) -> SIMD3<Double> { SIMD3(rng.normal(), rng.normal(), rng.normal()) }
 }
