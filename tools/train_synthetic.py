@@ -92,6 +92,11 @@ def vehicle_to_grid(box: Dict[str, float]) -> Tuple[float, ...]:
             box["width"], box["length"], box["height"], -box["yaw"] - math.pi)
 
 
+def in_view(box: Dict[str, float]) -> bool:
+    """Whether a label counts as visible to the network (its `in_view`; older labels lack it)."""
+    return bool(box.get("in_view", True))
+
+
 def encode_targets(boxes: List[Dict[str, float]], pos_radius: float, ignore_radius: float
                    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Anchor targets of one frame.
@@ -115,6 +120,10 @@ def encode_targets(boxes: List[Dict[str, float]], pos_radius: float, ignore_radi
         cells[np.argmin(dist)] = True
         near = np.repeat(dist < ignore_radius, ref.ANCHORS)
         ignore |= near
+        # Outside the network's crop (or mostly so) the vehicle cannot be seen: teach neither
+        # "vehicle" nor "background" there.
+        if not in_view(box):
+            continue
         cell_dist = np.repeat(dist, ref.ANCHORS)
         take = np.repeat(cells, ref.ANCHORS) & (cell_dist < best)
         if not take.any():
@@ -384,12 +393,13 @@ def decode(classes: np.ndarray, boxes: np.ndarray, dirs: np.ndarray, threshold: 
 
 
 def match(dets: List[Tuple[float, ...]], truth: List[Dict[str, float]], threshold: float) -> Dict[str, list]:
-    """evaluation.md matching of one frame → counts and TP errors."""
+    """evaluation.md matching of one frame → counts and TP errors; labels not in view are don't care."""
     inside = lambda x, y: 0 <= x <= 40 and -10 <= y <= 10  # noqa: E731
-    gts = [t for t in truth if int(t["label"]) in VEHICLE_LABELS and inside(t["x"], t["y"])]
+    gts = [t for t in truth if int(t["label"]) in VEHICLE_LABELS and inside(t["x"], t["y"]) and in_view(t)]
+    dont_care = [t for t in truth if not in_view(t)]
     preds = [d for d in dets if d[0] >= threshold and d[1] in VEHICLE_LABELS and inside(d[2], d[3])]
     used = [False] * len(gts)
-    tp, centre, yaw = 0, [], []
+    tp, centre, yaw, unmatched = 0, [], [], []
     for d in preds:
         best, best_dist = -1, 2.0
         for j, g in enumerate(gts):
@@ -402,7 +412,11 @@ def match(dets: List[Tuple[float, ...]], truth: List[Dict[str, float]], threshol
             centre.append(best_dist)
             e = abs((d[8] - gts[best]["yaw"] + math.pi) % (2 * math.pi) - math.pi)
             yaw.append(math.degrees(e))
-    return {"tp": [tp], "fp": [len(preds) - tp], "fn": [len(gts) - tp], "centre": centre, "yaw": yaw}
+        else:
+            unmatched.append(d)
+    # Unmatched predictions near a don't-care vehicle are neither true nor false positives.
+    fp = sum(1 for d in unmatched if all(math.hypot(d[2] - t["x"], d[3] - t["y"]) >= 2.0 for t in dont_care))
+    return {"tp": [tp], "fp": [fp], "fn": [len(gts) - tp], "centre": centre, "yaw": yaw}
 
 
 @torch.no_grad()

@@ -9,11 +9,13 @@ enum EvalCommand: Command {
     static let summary = "Evaluate detection on a labelled dataset (precision, recall, F1, centre and yaw error)."
     static let help = """
         USAGE: periphery eval --data DIR [--weights W] [--threshold T] [--pitch-bias DEG] [--pitch-jitter DEG] [--json]
+                              [--matches OUT.jsonl]
 
         Runs the detector on every frame of a dataset written by `periphery synth` and matches its
         detections with the labels by the project's rule (evaluation.md: region 0-40 m x ±10 m,
         vehicles only, predictions by descending score take the nearest unmatched truth closer than
-        2.0 m). Prints precision, recall, F1, median centre error, median yaw error, precision and
+        2.0 m). Labelled vehicles outside the network's crop are "don't care": a prediction near
+        one is not a false positive and missing one is not a miss. Prints precision, recall, F1, median centre error, median yaw error, precision and
         recall inside 10 m, contact error and the frame count.
 
         OPTIONS:
@@ -23,12 +25,14 @@ enum EvalCommand: Command {
           --pitch-bias DEG    add this to every frame's mount pitch (pitch sensitivity)
           --pitch-jitter DEG  add zero-mean Gaussian noise of this σ to each frame's pitch (fixed seed)
           --json              print one JSON object instead of the table
+          --matches OUT.jsonl write each frame's matches, one JSON line per frame: "frame",
+                              "matched" ([prediction, truth] pairs), "false_positives", "missed"
           --threads T         worker threads (default: all cores)
           --help              show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch-bias", "pitch-jitter", "threads"], flags: ["json"])
+        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch-bias", "pitch-jitter", "threads", "matches"], flags: ["json"])
         try args.expectNoPositional()
         let dataset = SyntheticDataset(path: try args.required("data"))
         let threshold = Float(try args.number("threshold", default: 0.6, in: 0...1))
@@ -41,6 +45,8 @@ enum EvalCommand: Command {
             weights: weights, threads: try Defaults.threads(args),
             settings: DecodeSettings(scoreThreshold: min(threshold, 0.5), rejectImplausible: true))
         var evaluation = DetectionEvaluation(matcher: DetectionMatcher(scoreThreshold: threshold))
+        let matchPath = args.value("matches")
+        var matchLines: [String] = []
         for index in try dataset.indices() {
             let (image, setup, truth) = try dataset.read(index: index)
             var pose = setup.pose
@@ -49,10 +55,32 @@ enum EvalCommand: Command {
             engine.reset()
             let result = try engine.process(PerceptionFrame(
                 pixels: try FramePixels(image), timestamp: Double(index), intrinsics: setup.intrinsics, pose: pose))
-            evaluation.add(predictions: result.detections, groundTruth: truth)
+            let match = evaluation.add(predictions: result.detections, truth: truth)
+            if matchPath != nil { matchLines.append(Self.matchLine(frame: index, match)) }
+        }
+        if let matchPath {
+            try Data(matchLines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: matchPath), options: .atomic)
         }
         print(args.flag("json") ? evaluation.report.json : evaluation.report.description)
         if weights.metadata["trained"] == "false" { printError("note: untrained test weights - these numbers measure nothing") }
         return 0
+    }
+
+    /// One `--matches` line: the frame's pairs, false positives and misses (vehicle frame, metres,
+    /// radians).
+    static func matchLine(frame: Int, _ match: FrameMatch) -> String {
+        func box(_ b: GroundTruthBox) -> [String: Any] {
+            ["label": b.label, "x": b.x, "y": b.y, "z": b.z, "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw]
+        }
+        func detection(_ d: Detection) -> [String: Any] {
+            ["score": Double(d.score), "label": d.label, "x": d.x, "y": d.y, "z": d.z, "length": d.length, "width": d.width,
+             "height": d.height, "yaw": d.yaw]
+        }
+        let object: [String: Any] = [
+            "frame": frame, "matched": match.pairs.map { [detection($0.prediction), box($0.groundTruth)] },
+            "false_positives": match.unmatchedPredictions.map(detection), "missed": match.unmatchedGroundTruth.map(box),
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 }

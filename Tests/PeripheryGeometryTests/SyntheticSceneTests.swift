@@ -135,6 +135,34 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
         #expect(alone.labels[0].occlusion == 0 && alone.labels[0].truncation == 0)
     }
 
+    /// A wide camera's crop is its central part: a car ahead is in view, a car beside the lane that
+    /// the frame shows but the crop does not is visible yet not in view, and `viewPixels` counts
+    /// exactly the vehicle's pixels inside the crop.
+    @Test func visibilityInTheDetectorsViewCountsOnlyCropPixels() throws {
+        // f = 240 at 320 px: the crop is 512 · 240 / 565.6 ≈ 217 px wide, the centre of the frame.
+        let (k, pose) = try smallCamera()
+        let crop = FocalMatchedCrop(intrinsics: k)
+        #expect(crop.width < k.width)
+        let ahead = SyntheticVehicle(
+            vehicleClass: .lightVehicle, x: 15, y: 0, yaw: 0, size: SIMD3(4.5, 1.8, 1.5), paint: SIMD3(0.7, 0.1, 0.1))
+        let beside = SyntheticVehicle(
+            vehicleClass: .lightVehicle, x: 6, y: 4.5, yaw: 0, size: SIMD3(4.5, 1.8, 1.5), paint: SIMD3(0.1, 0.1, 0.7))
+        let frame = SceneRenderer(options: .clean).render(
+            SyntheticScene(seed: 3, road: plainRoad, vehicles: [ahead, beside]), intrinsics: k, pose: pose)
+        for label in frame.labels {
+            var inCrop = 0
+            for row in crop.y ..< crop.y + crop.height {
+                for column in crop.x ..< crop.x + crop.width where frame.vehicleID(x: column, y: row) == Int32(label.vehicleIndex) {
+                    inCrop += 1
+                }
+            }
+            #expect(label.viewPixels == inCrop)
+            #expect(label.isInView == (inCrop >= 40 && label.viewTruncation <= 0.5))
+        }
+        #expect(frame.labels[0].isVisible && frame.labels[0].isInView && frame.labels[0].viewTruncation == 0)
+        #expect(frame.labels[1].isVisible && !frame.labels[1].isInView && frame.labels[1].viewTruncation > 0.5)
+    }
+
     @Test func laneLinesAppearWhereTheyProject() throws {
         let (k, pose) = try sampleCamera()
         let calibration = CameraCalibration(intrinsics: k, pose: pose)

@@ -23,7 +23,8 @@ private func scratchFolder(_ name: String) throws -> String {
                 length: rng.uniform(1.8, 12), width: rng.uniform(0.6, 2.6), height: rng.uniform(1.2, 3.6), yaw: rng.uniform(-3.1, 3.1))
         }
         let labels = boxes.enumerated().map { i, box in
-            SyntheticLabel(vehicleIndex: i, box: box, visiblePixels: 100, unoccludedPixels: 120, occlusion: 0.3, truncation: 0, isVisible: true)
+            SyntheticLabel(vehicleIndex: i, box: box, visiblePixels: 100, unoccludedPixels: 120, occlusion: 0.3, truncation: 0, isVisible: true,
+                viewPixels: 100, viewTruncation: 0, isInView: true)
         }
         let folder = try scratchFolder("kitti")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -31,7 +32,7 @@ private func scratchFolder(_ name: String) throws -> String {
         try Data((labels.map { KITTIObjectFormat.labelLine($0, setup: setup) }.joined(separator: "\n") + "\n").utf8)
             .write(to: URL(fileURLWithPath: label))
         try Data(KITTIObjectFormat.calibText(setup).utf8).write(to: URL(fileURLWithPath: calib))
-        let read = try KITTIObjectFormat.readLabels(label: label, calib: calib)
+        let read = try KITTIObjectFormat.readLabels(label: label, calib: calib).vehicles
         try #require(read.count == boxes.count)
         for (a, b) in zip(boxes, read) {
             // Label files hold six decimals.
@@ -40,6 +41,42 @@ private func scratchFolder(_ name: String) throws -> String {
                 #expect(abs(u - v) < 1e-5)
             }
             #expect(abs(remainder(a.yaw - b.yaw, 2 * .pi)) < 1e-5)
+        }
+    }
+
+    /// A label not in the detector's view is written as KITTI `DontCare` with its 3-D box and read
+    /// back as don't-care truth; KITTI's own `DontCare` lines (−1 sizes) are image regions only.
+    @Test func outOfViewLabelsRoundTripAsDontCare() throws {
+        var rng = SyntheticRandom(seed: 4)
+        let setup = try SyntheticCamera(width: 640, height: 400).draw(&rng)
+        let seen = GroundTruthBox(label: 0, x: 20, y: 0.5, z: 0.8, length: 4.4, width: 1.8, height: 1.6, yaw: 0.1)
+        let unseen = GroundTruthBox(label: 1, x: 4, y: 4.5, z: 1.6, length: 11, width: 2.5, height: 3.2, yaw: 0)
+        let labels = [(seen, true), (unseen, false)].enumerated().map { i, entry in
+            SyntheticLabel(vehicleIndex: i, box: entry.0, visiblePixels: 900, unoccludedPixels: 900, occlusion: 0, truncation: 0,
+                           isVisible: true, viewPixels: entry.1 ? 900 : 0, viewTruncation: entry.1 ? 0 : 1, isInView: entry.1)
+        }
+        let folder = try scratchFolder("kitti-dontcare")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let label = folder + "/l.txt", calib = folder + "/c.txt"
+        let lines = labels.map { KITTIObjectFormat.labelLine($0, setup: setup) }
+        #expect(lines[0].hasPrefix("Car ") && lines[1].hasPrefix("DontCare "))
+        let kittiRegion = "DontCare -1 -1 -10 503.89 169.71 590.61 190.13 -1 -1 -1 -1000 -1000 -1000 -10"
+        try Data((lines + [kittiRegion]).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: label))
+        try Data(KITTIObjectFormat.calibText(setup).utf8).write(to: URL(fileURLWithPath: calib))
+        let truth = try KITTIObjectFormat.readLabels(label: label, calib: calib)
+        try #require(truth.vehicles.count == 1 && truth.dontCare.count == 1)
+        #expect(abs(truth.vehicles[0].x - seen.x) < 1e-5 && abs(truth.dontCare[0].y - unseen.y) < 1e-5)
+
+        // The JSON labels say the same through "in_view", and refuse anything but a boolean there.
+        let dataset = SyntheticDataset(path: folder + "/set")
+        try dataset.write(index: 0, image: RGBImage(width: 8, height: 8), setup: setup, labels: labels)
+        let read = try dataset.read(index: 0).truth
+        #expect(read.vehicles == [seen] && read.dontCare == [unseen])
+        let path = dataset.file("labels", 0, "json")
+        try Data(#"{"vehicles":[{"label":0,"x":1,"y":0,"z":0.8,"length":4,"width":1.8,"height":1.6,"yaw":0,"in_view":"yes"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        #expect(throws: DriveError.unreadable(path: path, reason: "vehicles[0].in_view must be true or false")) {
+            _ = try dataset.read(index: 0)
         }
     }
 
@@ -152,8 +189,8 @@ private func scratchFolder(_ name: String) throws -> String {
         // The KITTI copy reads back as the same truth.
         let (_, _, truth) = try dataset.read(index: 5)
         let kitti = try KITTIObjectFormat.readLabels(label: dataset.file("label_2", 5, "txt"), calib: dataset.file("calib", 5, "txt"))
-        #expect(truth.count == kitti.count)
-        for (a, b) in zip(truth, kitti) { #expect(abs(a.x - b.x) < 1e-5 && abs(a.y - b.y) < 1e-5) }
+        #expect(truth.vehicles.count == kitti.vehicles.count && truth.dontCare.count == kitti.dontCare.count)
+        for (a, b) in zip(truth.vehicles + truth.dontCare, kitti.vehicles + kitti.dontCare) { #expect(abs(a.x - b.x) < 1e-5 && abs(a.y - b.y) < 1e-5) }
     }
 
     @Test func sameSeedRecordsIdenticalBytes() throws {

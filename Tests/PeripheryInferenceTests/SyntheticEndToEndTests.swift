@@ -19,7 +19,7 @@ import Testing
             engine.reset()
             let result = try engine.process(PerceptionFrame(
                 pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))
-            evaluation.add(predictions: result.detections, groundTruth: truth)
+            evaluation.add(predictions: result.detections, truth: truth)
         }
         return evaluation.report
     }

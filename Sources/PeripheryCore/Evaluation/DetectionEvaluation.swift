@@ -26,12 +26,18 @@ public struct DetectionEvaluation: Sendable {
     /// Matches one frame and adds it to the totals; returns the frame's full match.
     @discardableResult
     public mutating func add(predictions: [Detection], groundTruth: [GroundTruthBox]) -> FrameMatch {
-        let frame = matcher.match(predictions: predictions, groundTruth: groundTruth)
+        add(predictions: predictions, truth: FrameTruth(vehicles: groundTruth))
+    }
+
+    /// Adds one frame with don't-care boxes and returns its matches.
+    @discardableResult
+    public mutating func add(predictions: [Detection], truth: FrameTruth) -> FrameMatch {
+        let frame = matcher.match(predictions: predictions, truth: truth)
         var near = matcher
         near.maxRange = min(matcher.maxRange ?? Self.nearRange, Self.nearRange)
         frames += 1
         counts += frame.counts
-        nearCounts += near.match(predictions: predictions, groundTruth: groundTruth).counts
+        nearCounts += near.match(predictions: predictions, truth: truth).counts
         for pair in frame.pairs {
             centreErrors.append(pair.centreDistance)
             yawErrorsDegrees.append(pair.yawErrorDegrees)

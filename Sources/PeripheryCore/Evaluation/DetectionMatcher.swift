@@ -5,7 +5,9 @@
 /// set, to `hypot(x, y) ≤ maxRange`; predictions must also score at least `scoreThreshold`.
 /// Matching is class-agnostic and greedy: predictions in descending score (equal scores keep their
 /// input order) each take the nearest still-unmatched ground-truth box whose BEV centre distance is
-/// strictly below `matchDistance` (equal distances: the earlier box in input order).
+/// strictly below `matchDistance` (equal distances: the earlier box in input order). A prediction
+/// left unmatched whose centre is closer than `matchDistance` to a don't-care box (`FrameTruth`)
+/// is dropped: neither a true nor a false positive.
 public struct DetectionMatcher: Sendable, Hashable {
     /// Keep a prediction whose score is at least this.
     public var scoreThreshold: Float
@@ -40,6 +42,19 @@ public struct DetectionMatcher: Sendable, Hashable {
     /// Whether a ground-truth box takes part in matching.
     public func includes(_ groundTruth: GroundTruthBox) -> Bool {
         includes(label: groundTruth.label, x: groundTruth.x, y: groundTruth.y)
+    }
+
+    /// Matches one frame whose don't-care boxes are `truth.dontCare`.
+    public func match(predictions: [Detection], truth: FrameTruth) -> FrameMatch {
+        let frame = match(predictions: predictions, groundTruth: truth.vehicles)
+        guard !truth.dontCare.isEmpty else { return frame }
+        let kept = frame.unmatchedPredictions.filter { prediction in
+            !truth.dontCare.contains { box in
+                let dx = prediction.x - box.x, dy = prediction.y - box.y
+                return (dx * dx + dy * dy).squareRoot() < matchDistance
+            }
+        }
+        return FrameMatch(pairs: frame.pairs, unmatchedPredictions: kept, unmatchedGroundTruth: frame.unmatchedGroundTruth)
     }
 
     /// Matches one frame.

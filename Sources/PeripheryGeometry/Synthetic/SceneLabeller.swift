@@ -6,17 +6,35 @@ struct SceneLabeller: Sendable {
     let camera: RayCamera
     let minimumVisiblePixels: Int
 
+    /// Vehicles whose projection lies more than this fraction outside the detector's view are not
+    /// in view: KITTI's rule, whose evaluation ignores objects truncated by more than 50 %.
+    static let maximumViewTruncation = 0.5
+
+    /// The detector's view: the frame's focal-matched crop.
+    var view: FocalMatchedCrop { FocalMatchedCrop(intrinsics: camera.intrinsics) }
+
     /// Labels every scene vehicle against the frame's id buffer.
     func labels(_ scene: SyntheticScene, vehicleIDs: [Int32]) -> [SyntheticLabel] {
         var visible = [Int](repeating: 0, count: scene.vehicles.count)
-        for id in vehicleIDs where id >= 0 { visible[Int(id)] += 1 }
+        var inView = visible
+        let width = camera.intrinsics.width, crop = view
+        for (index, id) in vehicleIDs.enumerated() where id >= 0 {
+            visible[Int(id)] += 1
+            let column = index % width, row = index / width
+            if column >= crop.x, column < crop.x + crop.width, row >= crop.y, row < crop.y + crop.height {
+                inView[Int(id)] += 1
+            }
+        }
         return scene.vehicles.enumerated().map { i, vehicle in
             let rect = projectedRectangle(vehicle.bounds.corners)
             let alone = unoccludedPixels(vehicle, rect: rect)
+            let viewTruncation = truncation(rect, x: Double(crop.x), y: Double(crop.y), width: Double(crop.width), height: Double(crop.height))
             let occlusion = alone > 0 ? max(0, 1 - Double(visible[i]) / Double(alone)) : 0
             return SyntheticLabel(
                 vehicleIndex: i, box: vehicle.groundTruth, visiblePixels: visible[i], unoccludedPixels: alone,
-                occlusion: occlusion, truncation: truncation(rect), isVisible: visible[i] >= minimumVisiblePixels)
+                occlusion: occlusion, truncation: truncation(rect), isVisible: visible[i] >= minimumVisiblePixels,
+                viewPixels: inView[i], viewTruncation: viewTruncation,
+                isInView: inView[i] >= minimumVisiblePixels && viewTruncation <= Self.maximumViewTruncation)
         }
     }
 
@@ -48,11 +66,15 @@ struct SceneLabeller: Sendable {
 
     /// Fraction of a projected rectangle outside the frame.
     func truncation(_ rect: SIMD4<Double>?) -> Double {
+        truncation(rect, x: 0, y: 0, width: Double(camera.intrinsics.width), height: Double(camera.intrinsics.height))
+    }
+
+    /// Fraction of a projected rectangle outside the image rectangle at (`x`, `y`) of `width` × `height`.
+    func truncation(_ rect: SIMD4<Double>?, x: Double, y: Double, width: Double, height: Double) -> Double {
         guard let r = rect else { return 1 }
-        let w = Double(camera.intrinsics.width), h = Double(camera.intrinsics.height)
         let area = (r.z - r.x) * (r.w - r.y)
         guard area > 0 else { return 1 }
-        let inside = max(0, min(r.z, w) - max(r.x, 0)) * max(0, min(r.w, h) - max(r.y, 0))
+        let inside = max(0, min(r.z, x + width) - max(r.x, x)) * max(0, min(r.w, y + height) - max(r.y, y))
         return max(0, min(1, 1 - inside / area))
     }
 

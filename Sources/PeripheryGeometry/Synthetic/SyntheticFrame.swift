@@ -34,4 +34,14 @@ public struct SyntheticLabel: Sendable, Hashable {
     public var truncation: Double
     /// Whether `visiblePixels` reaches the renderer's minimum.
     public var isVisible: Bool
+    /// Visible pixels inside the detector's view: the focal-matched crop of the frame
+    /// (`FocalMatchedCrop`), the only part of the frame the network is given.
+    public var viewPixels: Int
+    /// Fraction of the projected 3-D box's 2-D bounding rectangle outside the detector's view.
+    public var viewTruncation: Double
+    /// Whether the detector can be asked to find the vehicle: `viewPixels` reaches the renderer's
+    /// minimum and at most half of the vehicle's projection is outside the view (KITTI ignores
+    /// objects truncated by more than 50 %). A visible vehicle not in view is labelled but does not
+    /// count as one the detector should find (evaluation treats it as "don't care").
+    public var isInView: Bool
 }

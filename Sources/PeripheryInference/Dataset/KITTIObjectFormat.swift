@@ -15,7 +15,8 @@ import PeripheryGeometry
 /// vehicle), so boxes stand upright in it and `rotation_y` is exact for any mount; the mount's
 /// rotation goes into P2, which is therefore `K·S·R·Sᵀ` rather than upper triangular (projections
 /// through the full matrices are exact). Classes map light → `Car`, large → `Truck`,
-/// two-wheeler → `Cyclist`; `occluded` is 0 below 10 % occlusion, 1 below 50 %, else 2.
+/// two-wheeler → `Cyclist`; `occluded` is 0 below 10 % occlusion, 1 below 50 %, else 2. A vehicle
+/// visible in the frame but not in the detector's crop is written as `DontCare`, with its 3-D box.
 public enum KITTIObjectFormat {
     /// KITTI type names of the vehicle classes, by label.
     public static let typeNames = ["Car", "Truck", "Cyclist", "Pedestrian"]
@@ -48,7 +49,7 @@ public enum KITTIObjectFormat {
         hi = pointwiseMin(pointwiseMax(hi, .zero), size)
         if !(lo.x <= hi.x && lo.y <= hi.y) { (lo, hi) = (.zero, .zero) }
         let occluded = label.occlusion < 0.1 ? 0 : (label.occlusion < 0.5 ? 1 : 2)
-        let name = b.label >= 0 && b.label < typeNames.count ? typeNames[b.label] : "DontCare"
+        let name = label.isInView && b.label >= 0 && b.label < typeNames.count ? typeNames[b.label] : "DontCare"
         return String(
             format: "%@ %.2f %d %.2f %.2f %.2f %.2f %.2f %.6f %.6f %.6f %.6f %.6f %.6f %.6f", name, min(max(label.truncation, 0), 1),
             occluded, alpha, lo.x, lo.y, hi.x, hi.y, b.height, b.width, b.length, bottom.x, bottom.y, bottom.z, ry)
@@ -88,17 +89,20 @@ public enum KITTIObjectFormat {
     static let readLabels = ["Car": 0, "Van": 0, "Truck": 1, "Tram": 1, "Cyclist": 2, "Pedestrian": 3, "Person_sitting": 3]
 
     /// Reads a `label_2` file as vehicle-frame boxes through the `Tr_velo_to_cam` of its `calib`
-    /// file. `DontCare` and unknown types are skipped; KITTI `Van` counts as light, `Tram` as large.
+    /// file. Unknown types are skipped; KITTI `Van` counts as light, `Tram` as large. `DontCare`
+    /// lines with a 3-D box become don't-care boxes; those without one (KITTI's own, with −1 sizes)
+    /// are skipped, as they mark image regions only.
     ///
     /// - Throws: `DriveError.unreadable` naming the file, line and field.
-    public static func readLabels(label path: String, calib calibPath: String) throws(DriveError) -> [GroundTruthBox] {
+    public static func readLabels(label path: String, calib calibPath: String) throws(DriveError) -> FrameTruth {
         let velo = try readVeloToCam(calibPath)
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot read the file") }
-        var boxes: [GroundTruthBox] = []
+        var truth = FrameTruth(vehicles: [])
         for (i, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.isEmpty { continue }
-            guard let label = readLabels[String(fields[0])] else { continue }
+            let isDontCare = fields[0] == "DontCare"
+            guard let label = isDontCare ? -1 : readLabels[String(fields[0])] else { continue }
             guard fields.count >= 15 else {
                 throw .unreadable(path: path, reason: "line \(i + 1): \(fields.count) fields, a KITTI label has 15")
             }
@@ -109,15 +113,17 @@ public enum KITTIObjectFormat {
             }
             let v = values.compactMap { $0 }
             let (h, w, l) = (v[7], v[8], v[9])
+            if isDontCare && !(h > 0 && w > 0 && l > 0) { continue }
             guard h > 0, w > 0, l > 0 else { throw .unreadable(path: path, reason: "line \(i + 1): h, w and l must be positive") }
             // camera = A·vehicle + t  →  vehicle = Aᵀ·(camera − t)
             let bottom = velo.rotation.transposed * (SIMD3(v[10], v[11], v[12]) - velo.translation)
             let heading = velo.rotation.transposed * SIMD3(cos(v[13]), 0, -sin(v[13]))
-            boxes.append(GroundTruthBox(
+            let box = GroundTruthBox(
                 label: label, x: bottom.x, y: bottom.y, z: bottom.z + h / 2, length: l, width: w, height: h,
-                yaw: atan2(heading.y, heading.x)))
+                yaw: atan2(heading.y, heading.x))
+            if isDontCare { truth.dontCare.append(box) } else { truth.vehicles.append(box) }
         }
-        return boxes
+        return truth
     }
 
     static func readVeloToCam(_ path: String) throws(DriveError) -> (rotation: Matrix3, translation: SIMD3<Double>) {

@@ -8,9 +8,14 @@ import PeripheryGeometry
 /// DIR/images/000000.png         the camera frame
 /// DIR/calibration/000000.json   its calibration file (docs/geometry.md format)
 /// DIR/labels/000000.json        {"vehicles": [{"class", "label", "x", "y", "z", "length", "width",
-///                                 "height", "yaw", "visible_pixels", "occlusion", "truncation"}]}
+///                                 "height", "yaw", "visible_pixels", "view_pixels", "view_truncation",
+///                                 "in_view", "occlusion", "truncation"}]}
 /// ```
-/// Labels list the visible vehicles in the vehicle frame (z is the box centre). `periphery synth --kitti`
+/// Labels list the vehicles visible in the frame, in the vehicle frame (z is the box centre).
+/// `view_pixels` counts the visible pixels inside the focal-matched crop, the part of the frame the
+/// network is given, `view_truncation` the fraction of the box's projection outside it; `in_view`
+/// says whether the vehicle counts (`SyntheticLabel.isInView`). Vehicles not in view
+/// are read as don't-care truth (`FrameTruth`); labels without `in_view` count as in view. `periphery synth --kitti`
 /// adds the KITTI layout (`KITTIObjectFormat`); a directory with only that layout and `calibration/`
 /// reads the same way.
 public struct SyntheticDataset: Sendable {
@@ -53,7 +58,7 @@ public struct SyntheticDataset: Sendable {
             var entry: [String: Any] = [
                 "class": VehicleClass(rawValue: b.label)?.name ?? "unknown", "label": b.label, "x": b.x, "y": b.y, "z": b.z,
                 "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw,
-                "visible_pixels": l.visiblePixels, "occlusion": l.occlusion, "truncation": l.truncation,
+                "visible_pixels": l.visiblePixels, "view_pixels": l.viewPixels, "view_truncation": l.viewTruncation, "in_view": l.isInView, "occlusion": l.occlusion, "truncation": l.truncation,
             ]
             if let ids { entry["id"] = ids[i] }
             return entry
@@ -65,7 +70,7 @@ public struct SyntheticDataset: Sendable {
     /// Reads one frame's picture, calibration and ground truth.
     ///
     /// - Throws: the image, calibration or label error, naming the file and field.
-    public func read(index: Int) throws -> (image: RGBImage, setup: CameraSetup, truth: [GroundTruthBox]) {
+    public func read(index: Int) throws -> (image: RGBImage, setup: CameraSetup, truth: FrameTruth) {
         let kitti = isKITTI
         let image = try ImageFile.read(path: file(kitti ? "image_2" : "images", index, "png"))
         let setup = try CalibrationFile.load(path: file("calibration", index, "json"))
@@ -78,16 +83,24 @@ public struct SyntheticDataset: Sendable {
               let vehicles = root["vehicles"] as? [[String: Any]] else {
             throw DriveError.unreadable(path: labelPath, reason: "not a labels object with a 'vehicles' array")
         }
-        let truth = try vehicles.enumerated().map { i, v throws(DriveError) -> GroundTruthBox in
+        var truth = FrameTruth(vehicles: [])
+        for (i, v) in vehicles.enumerated() {
             func number(_ key: String) throws(DriveError) -> Double {
                 guard let n = v[key] as? NSNumber, n.doubleValue.isFinite else {
                     throw .unreadable(path: labelPath, reason: "vehicles[\(i)].\(key) must be a finite number")
                 }
                 return n.doubleValue
             }
-            return GroundTruthBox(
+            let box = GroundTruthBox(
                 label: Int(try number("label")), x: try number("x"), y: try number("y"), z: try number("z"),
                 length: try number("length"), width: try number("width"), height: try number("height"), yaw: try number("yaw"))
+            let inView: Bool
+            switch v["in_view"] {
+            case nil: inView = true
+            case let flag as Bool: inView = flag
+            default: throw DriveError.unreadable(path: labelPath, reason: "vehicles[\(i)].in_view must be true or false")
+            }
+            if inView { truth.vehicles.append(box) } else { truth.dontCare.append(box) }
         }
         return (image, setup, truth)
     }
