@@ -9,11 +9,14 @@ enum CalibrateCommand: Command {
     static let name = "calibrate"
     static let summary = "Estimate the mount pitch and yaw of a drive from optical flow and gyro (focus of expansion)."
     static let help = """
-        USAGE: periphery calibrate DRIVE [--calibration C.json] [--out C.json] [--max-frames N] [--apply-yaw] [--json]
+        USAGE: periphery calibrate DRIVE [--calibration C.json] [--out C.json] [--max-frames N] [--apply-yaw]
+                                         [--no-gyro-bias] [--json]
 
         Runs the focus-of-expansion estimator over a drive directory (frames with frames.csv,
         motion.csv and location.csv in the reference layout): every third frame on a 448 px grey
-        image, gated at 8 m/s and 1.5°/s, de-rotated with the gyro, into a 400-pair window. Roll
+        image, gated at 8 m/s and 1.5°/s, de-rotated with the gyro less its bias (the drive's mean
+        rate about the horizontal axes, and about the vertical less the GPS course's turn), into a
+        400-pair window. Roll
         comes from gravity (motion.csv) when present. Prints pitch, yaw, roll, robust σ, samples,
         accept rate and the pitch without de-rotation, and writes the calibration with the
         estimated pitch (and yaw with --apply-yaw) once the window has converged (200 pairs).
@@ -23,12 +26,13 @@ enum CalibrateCommand: Command {
           --out C.json          where to write the updated calibration (default DRIVE/calibration-estimated.json)
           --max-frames N        stop after N frames
           --apply-yaw           also write the estimated yaw
+          --no-gyro-bias        de-rotate with the raw gyro (no bias estimate)
           --json                print one JSON object
           --help                show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["calibration", "out", "max-frames"], flags: ["json", "apply-yaw"])
+        let args = try Arguments(arguments, options: ["calibration", "out", "max-frames"], flags: ["json", "apply-yaw", "no-gyro-bias"])
         guard args.positional.count == 1 else { throw CLIError("give one DRIVE directory") }
         let path = args.positional[0]
         let drive = try DriveDirectory(path: path)
@@ -45,6 +49,8 @@ enum CalibrateCommand: Command {
         if gravity.rollUnrecoverable { printError("warning: the mount is rolled beyond 25°; roll is not recoverable") }
         if let roll = gravity.roll { pose.roll = roll }
         let calibrator = MountCalibrator(intrinsics: intrinsics, roll: pose.roll)
+        if !args.flag("no-gyro-bias") { calibrator.gyroBias = drive.gyroBias }
+        calibrator.cameraAheadOfAxle = pose.forwardOfOrigin
         let maxFrames = Int(try args.number("max-frames", default: Double(drive.frames.count), in: 1...1e9))
         let progress = ProgressLine(total: min(maxFrames, drive.frames.count))
         var pairs = 0, pairTime = 0.0
@@ -83,6 +89,7 @@ enum CalibrateCommand: Command {
             "sigma_pitch_deg": window.pitchSigma * degrees, "samples": window.samples, "accept_rate": window.acceptRate,
             "pitch_without_derotation_deg": value(window.pitchWithoutDerotation), "converged": window.isConverged,
             "ms_per_pair": pairs > 0 ? pairTime / Double(pairs) : NSNull(),
+            "gyro_bias_rad_s": [calibrator.gyroBias.x, calibrator.gyroBias.y, calibrator.gyroBias.z],
         ]
         if args.flag("json") {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])

@@ -42,6 +42,16 @@ public final class MountCalibrator {
     /// The source camera and the mount roll used to level the FoE ray.
     public var intrinsics: CameraIntrinsics
     public var roll: Double
+    /// Subtracted from every gyro reading before de-rotation, device axes, rad/s (`GyroBias`).
+    public var gyroBias = SIMD3<Double>.zero
+    /// How far the camera sits ahead of the point of the vehicle that does not slip sideways in a
+    /// turn (the rear axle), metres; nil leaves the curve correction of the yaw out.
+    ///
+    /// On a curve at yaw rate ψ̇ and speed v the camera moves at `atan(ψ̇·L/v)` to the left of the
+    /// vehicle's heading, and the pair's chord turns a further ψ̇·dt/2: the focus of expansion
+    /// follows the travel, so each pair's yaw reads low by their sum (0.2° at 1.5°/s and 16 m/s),
+    /// and it is added back.
+    public var cameraAheadOfAxle: Double?
 
     private var frameCounter = 0
     private var previous: (t: Double, pyramid: GreyPyramid)?
@@ -77,7 +87,7 @@ public final class MountCalibrator {
         let inPair = gyro.filter { $0.t >= t0 && $0.t <= t }
         let rates = inPair.isEmpty ? gyro.min { abs($0.t - t) < abs($1.t - t) }.map { [$0.rate] } ?? [] : inPair.map(\.rate)
         guard !rates.isEmpty else { return .gated("no gyro") }
-        let omega = rates.reduce(SIMD3<Double>.zero, +) / Double(rates.count)
+        let omega = rates.reduce(SIMD3<Double>.zero, +) / Double(rates.count) - gyroBias
         // Device → camera (right, down, forward) axes.
         let camera = SIMD3(-omega.y, -omega.x, -omega.z)
         guard abs(camera.y) <= profile.maximumYawRate else { return .gated("yaw rate") }
@@ -90,7 +100,12 @@ public final class MountCalibrator {
             window.reject()
             return .rejected("\(failure)")
         case let .success(estimate):
-            let angles = angles(estimate.point, scale: scale)
+            var angles = angles(estimate.point, scale: scale)
+            if let ahead = cameraAheadOfAxle, let speed, speed > 1 {
+                // Yaw rate about vehicle up ≈ about camera up (−y): cos(mount pitch) ≥ 0.99 here.
+                let yawRate = -camera.y
+                angles.yaw += atan(yawRate * ahead / speed) + yawRate * dt / 2
+            }
             // The diagnostic: the same pair without de-rotation (its pitch only).
             let raw = (try? estimator.estimate(samples, fx: fx, fy: fy, cx: cx, cy: cy).get()).map { self.angles($0.point, scale: scale).pitch }
             window.add(pitch: angles.pitch, yaw: angles.yaw, rawPitch: raw ?? angles.pitch, inliers: estimate.inliers)

@@ -114,6 +114,11 @@ public struct SparseOpticalFlow: Sendable, Hashable {
     public init() {}
 
     /// Flow from `first` to `second` (same size) at the grid points.
+    ///
+    /// Positions are image coordinates in the convention of `CameraIntrinsics` — pixel (i, j)
+    /// covers [i, i + 1) × [j, j + 1), its centre at (i + 0.5, j + 0.5) — so that they meet the
+    /// principal point as the camera model does; the half pixel, left out, would tilt the focus of
+    /// expansion by 0.5/f (0.07° at f = 400).
     public func flow(from first: GreyPyramid, to second: GreyPyramid) -> [FlowSample] {
         let base = first.levels[0]
         precondition(base.width == second.levels[0].width && base.height == second.levels[0].height, "frames differ in size")
@@ -128,7 +133,7 @@ public struct SparseOpticalFlow: Sendable, Hashable {
                 guard length >= minimumFlow, let back = track(p + forward, from: second, to: first, guess: -forward, scratch: &scratch) else { continue }
                 let error = forward + back
                 guard (error * error).sum().squareRoot() <= forwardBackwardLimit else { continue }
-                samples.append(FlowSample(position: p, flow: forward))
+                samples.append(FlowSample(position: p + 0.5, flow: forward))
             }
         }
         return samples

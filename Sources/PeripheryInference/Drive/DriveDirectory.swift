@@ -26,6 +26,9 @@ public struct DriveDirectory: Sendable {
     public let gravity: [(t: Double, g: SIMD3<Double>)]
     /// Speed samples `(t, m/s)` from `location.csv`, in time order.
     public let speeds: [(t: Double, speed: Double)]
+    /// GPS courses `(t, degrees clockwise from north)` from `location.csv`'s optional `course`
+    /// column, in time order; fixes with a negative (unknown) course are left out.
+    public let courses: [(t: Double, degrees: Double)]
     /// Rows that could not be used, with their line numbers.
     public let skipped: [SkippedRow]
     private let yawRateTimes: [Double], speedTimes: [Double]
@@ -118,11 +121,12 @@ public struct DriveDirectory: Sendable {
                 gravity.append((values[0], g))
             }
         }
-        var speeds: [(Double, Double)] = []
+        var speeds: [(Double, Double)] = [], courses: [(Double, Double)] = []
         let locationCSV = url.appendingPathComponent("location.csv").path
         if FileManager.default.fileExists(atPath: locationCSV) {
             let table = try CSVTable(path: locationCSV)
             let t = try table.column("t", in: locationCSV), speed = try table.column("speed", in: locationCSV)
+            let course = try? table.column("course", in: locationCSV)
             for row in table.rows {
                 guard let time = DriveDirectory.number(row.fields, t), let v = DriveDirectory.number(row.fields, speed),
                       time.isFinite, v.isFinite else {
@@ -131,6 +135,9 @@ public struct DriveDirectory: Sendable {
                 }
                 // A negative speed means "unknown" in CoreLocation.
                 if v >= 0 { speeds.append((time, v)) }
+                if let course, let degrees = DriveDirectory.number(row.fields, course), degrees.isFinite, degrees >= 0 {
+                    courses.append((time, degrees))
+                }
             }
         }
         self.path = path
@@ -138,9 +145,18 @@ public struct DriveDirectory: Sendable {
         self.gyro = gyro.sorted { $0.t < $1.t }
         self.gravity = gravity.sorted { $0.0 < $1.0 }
         self.speeds = speeds.sorted { $0.0 < $1.0 }
+        self.courses = courses.sorted { $0.0 < $1.0 }
         yawRateTimes = yawRates.map(\.t)
         speedTimes = self.speeds.map(\.t)
         self.skipped = skipped
+    }
+
+    /// The gyro bias estimated over the whole drive (`GyroBias`), device axes, rad/s: zero for
+    /// drives shorter than its minimum span or without motion.csv.
+    public var gyroBias: SIMD3<Double> {
+        var estimator = GyroBias()
+        for (sample, g) in zip(gyro, gravity) { estimator.add(t: sample.t, rate: sample.rate, gravity: g.g) }
+        return estimator.bias(meanYawRate: GyroBias.meanYawRate(courses: courses))
     }
 
     /// The latest recorded speed at or before `t` and at most 2 s old, m/s.
