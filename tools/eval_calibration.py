@@ -7,7 +7,7 @@ the gyro bias estimate (the default), de-rotating with the raw gyro (`--no-gyro-
 de-rotation (the estimator's diagnostic) — and the errors against the drive's truth are tabulated.
 
     tools/eval_calibration.py --bin .build/release/periphery --out DIR [--seeds 31 32 33 34 35]
-        [--seconds 46] [--fps 30] [--width 448] [--height 252] [--json RESULT.json]
+        [--seconds 62] [--fps 30] [--width 448] [--height 252] [--json RESULT.json]
 
 Standard library only. Drives already rendered in DIR are reused.
 """
@@ -40,7 +40,7 @@ def main() -> int:
     ap.add_argument("--bin", type=Path, default=Path(".build/release/periphery"))
     ap.add_argument("--out", type=Path, required=True, help="directory for the drives")
     ap.add_argument("--seeds", type=int, nargs="+", default=[31, 32, 33, 34, 35])
-    ap.add_argument("--seconds", type=float, default=46)
+    ap.add_argument("--seconds", type=float, default=62)
     ap.add_argument("--fps", type=float, default=30)
     ap.add_argument("--width", type=int, default=448)
     ap.add_argument("--height", type=int, default=252)

@@ -14,14 +14,21 @@ public struct PerceptionFrame {
     public var pose: MountPose
     /// Ego motion since the previous frame, if known.
     public var ego: EgoDelta?
+    /// Speed (m/s) and gyro readings since the previous frame, for the mount calibrator
+    /// (`PerceptionEngine.mountCalibrator`); frames without them are gated out of it.
+    public var motion: (speed: Double?, gyro: [GyroSample])?
 
     /// Creates a frame.
-    public init(pixels: FramePixels, timestamp: Double, intrinsics: CameraIntrinsics, pose: MountPose, ego: EgoDelta? = nil) {
+    public init(
+        pixels: FramePixels, timestamp: Double, intrinsics: CameraIntrinsics, pose: MountPose, ego: EgoDelta? = nil,
+        motion: (speed: Double?, gyro: [GyroSample])? = nil
+    ) {
         self.pixels = pixels
         self.timestamp = timestamp
         self.intrinsics = intrinsics
         self.pose = pose
         self.ego = ego
+        self.motion = motion
     }
 }
 
@@ -88,6 +95,15 @@ public final class PerceptionEngine {
     private var current: (calibration: CameraCalibration, lut: ProjectionLUT)?
     private var previousTimestamp: Double?
 
+    /// Estimates the mount pitch from the frames while driving (`MountCalibrator`), when set.
+    ///
+    /// Every frame with `motion` is fed to it; once its window has converged, its median pitch
+    /// replaces the frames' own pitch (provenance "estimated" outranks fallback, gravity and
+    /// manual values, `PoseProvenance`), and the calibration and LUT follow through
+    /// `RebuildPolicy` — a change under 0.03° rebuilds nothing. Yaw is reported by the calibrator
+    /// but never applied here. Frames of other intrinsics than the calibrator's are not fed.
+    public var mountCalibrator: MountCalibrator?
+
     /// Builds an engine.
     ///
     /// - Throws: `BLASError` if OpenBLAS cannot be loaded.
@@ -132,7 +148,20 @@ public final class PerceptionEngine {
             return Double(now - mark) / 1e6
         }
 
-        let setup = CameraSetup(intrinsics: k, pose: frame.pose)
+        var pose = frame.pose
+        if let calibrator = mountCalibrator {
+            if let motion = frame.motion, calibrator.intrinsics == k {
+                let pixels = frame.pixels
+                _ = calibrator.add(
+                    grey: GreyImage(
+                        bytes: pixels.bytes, width: pixels.width, height: pixels.height, rowStride: pixels.rowStride,
+                        bytesPerPixel: pixels.format.bytesPerPixel, channels: pixels.format.channelOffsets,
+                        outputWidth: calibrator.workingWidth),
+                    t: frame.timestamp, speed: motion.speed, gyro: motion.gyro)
+            }
+            if calibrator.window.isConverged, let pitch = calibrator.window.pitch { pose.pitch = pitch }
+        }
+        let setup = CameraSetup(intrinsics: k, pose: pose)
         var rebuilt = false
         if current.map({ RebuildPolicy.needsRebuild(old: $0.calibration.setup, new: setup) }) ?? true {
             let calibration = CameraCalibration(setup)

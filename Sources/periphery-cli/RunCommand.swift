@@ -9,7 +9,7 @@ enum RunCommand: Command {
     static let name = "run"
     static let summary = "Run detection and tracking over a drive directory or raw frames on stdin; write the replay sidecar."
     static let help = """
-        USAGE: periphery run DRIVE [--calibration C.json] [--out DIR] [--render] [--max-frames N] [--fps F]
+        USAGE: periphery run DRIVE [--calibration C.json] [--out DIR] [--render] [--max-frames N] [--fps F] [--auto-pitch]
                periphery run --stdin-raw WxH --fps F --calibration C.json [--out DIR] [--render] [--max-frames N]
 
         DRIVE is a directory of frames (PNG/JPEG, in name order) with optional frames.csv (per-frame pts
@@ -28,6 +28,9 @@ enum RunCommand: Command {
           --out DIR              output directory (default: DRIVE, or . with --stdin-raw)
           --render               write a composite picture per frame
           --max-frames N         stop after N frames
+          --auto-pitch           estimate the mount pitch from the drive's motion while running
+                                 (as `periphery calibrate`; needs motion.csv and location.csv) and
+                                 detect with it once converged (200 pairs)
           --fps F                frame rate for --stdin-raw, or for drives without frames.csv (default 10)
           --stdin-raw WxH        read raw rgb24 frames of this size from standard input
           --weights W            weights file (default: Weights/safety40-synthetic.safetensors)
@@ -38,7 +41,7 @@ enum RunCommand: Command {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments, options: ["calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads"],
-            flags: ["render"])
+            flags: ["render", "auto-pitch"])
         let fps = try args.number("fps", default: 10, in: 0.1...1000)
         let maxFrames = Int(try args.number("max-frames", default: Double(Int32.max), in: 1...Double(Int32.max)))
         // A drive may carry its own calibration file.
@@ -47,6 +50,7 @@ enum RunCommand: Command {
             ?? driveCalibration.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
         let setup = try calibrationPath.map(CalibrationFile.load(path:))
         var source: any FrameSource
+        var recorded: DriveDirectory?
         let outDirectory: String
         if let size = args.value("stdin-raw") {
             try args.expectNoPositional()
@@ -62,6 +66,7 @@ enum RunCommand: Command {
             let drive = try DriveDirectory(path: args.positional[0], fps: fps)
             for row in drive.skipped { printError("warning: \(row)") }
             source = DriveFrameSource(drive: drive)
+            recorded = drive
             outDirectory = args.value("out") ?? args.positional[0]
         }
         try FileManager.default.createDirectory(atPath: outDirectory, withIntermediateDirectories: true)
@@ -73,6 +78,19 @@ enum RunCommand: Command {
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
         let untrained = weights.metadata["trained"] == "false"
         let engine = try PerceptionEngine(weights: weights, threads: try Defaults.threads(args))
+        if args.flag("auto-pitch") {
+            guard let drive = recorded, !drive.gyro.isEmpty, !drive.speeds.isEmpty else {
+                throw CLIError("--auto-pitch needs a drive directory with motion.csv and location.csv")
+            }
+            guard let intrinsics = setup?.intrinsics ?? drive.frames.first?.intrinsics else {
+                throw CLIError("--auto-pitch needs the camera: no intrinsics in frames.csv and no --calibration")
+            }
+            let pose = setup?.pose ?? .fallback
+            let calibrator = MountCalibrator(intrinsics: intrinsics, roll: pose.roll)
+            calibrator.gyroBias = drive.gyroBias
+            calibrator.cameraAheadOfAxle = pose.forwardOfOrigin
+            engine.mountCalibrator = calibrator
+        }
         var sidecar = try ReplaySidecar(
             path: outDirectory + "/" + ReplaySidecar.fileName, checkpoint: weights.metadata["provenance"] ?? "unknown",
             scoreThreshold: engine.settings.scoreThreshold, rejectImplausible: engine.settings.rejectImplausible)
@@ -90,7 +108,8 @@ enum RunCommand: Command {
             let pixels = try FramePixels(frame.image)
             let result: PerceptionResult
             do {
-                result = try engine.process(PerceptionFrame(pixels: pixels, timestamp: frame.timestamp, intrinsics: intrinsics, pose: pose, ego: ego))
+                result = try engine.process(PerceptionFrame(
+                    pixels: pixels, timestamp: frame.timestamp, intrinsics: intrinsics, pose: pose, ego: ego, motion: frame.motion))
             } catch {
                 throw CLIError("\(frame.name): \(error)")
             }
@@ -119,6 +138,11 @@ enum RunCommand: Command {
             format: "%d frames in %.1f s (%.2f frames/s)%@, %d tracks born; wrote %@/%@",
             processed, elapsed, Double(processed) / max(elapsed, 1e-9), render ? " with rendering" : "", counters.births,
             outDirectory, ReplaySidecar.fileName))
+        if let calibrator = engine.mountCalibrator {
+            let window = calibrator.window
+            let pitch = window.pitch.map { String(format: "%+.3f°", $0 * 180 / .pi) } ?? "—"
+            printError("auto pitch: \(pitch) from \(window.samples) pairs, " + (window.isConverged ? "converged and applied" : "not converged, not applied"))
+        }
         if untrained { printError("note: untrained test weights - the tracks are not real vehicles") }
         return 0
     }
@@ -131,6 +155,8 @@ struct SourceFrame {
     var timestamp: Double
     var intrinsics: CameraIntrinsics?
     var ego: EgoDelta?
+    /// Speed and gyro readings since the previous frame, for the mount calibrator.
+    var motion: (speed: Double?, gyro: [GyroSample])?
 }
 
 /// Where `run` gets its frames.
@@ -154,13 +180,16 @@ struct DriveFrameSource: FrameSource {
         guard index < drive.frames.count else { return nil }
         let entry = drive.frames[index]
         var ego: EgoDelta?
+        var motion: (speed: Double?, gyro: [GyroSample])?
         if index > 0, !drive.yawRates.isEmpty || !drive.speeds.isEmpty {
-            ego = drive.egoDelta(from: drive.frames[index - 1].timestamp, to: entry.timestamp)
+            let previous = drive.frames[index - 1].timestamp
+            ego = drive.egoDelta(from: previous, to: entry.timestamp)
+            motion = (drive.speed(at: entry.timestamp), Array(drive.gyro(from: previous, to: entry.timestamp)))
         }
         index += 1
         return SourceFrame(
             name: entry.path, image: try ImageFile.read(path: entry.path), timestamp: entry.timestamp,
-            intrinsics: entry.intrinsics, ego: ego)
+            intrinsics: entry.intrinsics, ego: ego, motion: motion)
     }
 }
 

@@ -55,6 +55,8 @@ public final class MountCalibrator {
 
     private var frameCounter = 0
     private var previous: (t: Double, pyramid: GreyPyramid)?
+    /// The latest gyro readings, in time order (the reference keeps 256).
+    private var recentGyro: [GyroSample] = []
 
     /// A calibrator for frames of `intrinsics`, levelling with `roll`.
     public init(intrinsics: CameraIntrinsics, roll: Double, profile: PitchWindow.Profile = .driving,
@@ -67,10 +69,22 @@ public final class MountCalibrator {
     }
 
     /// Feeds one frame at time `t` with the vehicle's speed (m/s, nil if unknown) and the gyro
-    /// readings around it (any span covering the pair; readings in `[previous, t]` are averaged,
-    /// else the one nearest `t` is used).
+    /// readings since the previous frame (more may be given: readings not newer than those already
+    /// seen are ignored). The calibrator keeps the latest 256; over a pair it averages those in
+    /// `[previous, t]`, or uses the one nearest `t` when there are none.
     public func add(frame: RGBImage, t: Double, speed: Double?, gyro: [GyroSample]) -> Outcome {
+        add(grey: GreyImage(frame, width: workingWidth), t: t, speed: speed, gyro: gyro)
+    }
+
+    /// Feeds one frame as `add(frame:t:speed:gyro:)` does, its grey working image made by `grey`
+    /// (`workingWidth` wide) only when the frame is used.
+    public func add(grey: @autoclosure () -> GreyImage, t: Double, speed: Double?, gyro: [GyroSample]) -> Outcome {
         defer { frameCounter += 1 }
+        for sample in gyro where sample.t > (recentGyro.last?.t ?? -.infinity)
+            && sample.rate.x.isFinite && sample.rate.y.isFinite && sample.rate.z.isFinite {
+            recentGyro.append(sample)
+        }
+        if recentGyro.count > 256 { recentGyro.removeFirst(recentGyro.count - 256) }
         guard frameCounter % frameStride == 0 else { return .skipped }
         let profile = window.profile
         if profile.minimumSpeed >= 0 {
@@ -79,13 +93,17 @@ public final class MountCalibrator {
                 return .gated("speed")
             }
         }
-        let pyramid = GreyPyramid(GreyImage(frame, width: workingWidth))
+        let image = grey()
+        precondition(image.width == workingWidth, "grey working image must be \(workingWidth) wide")
+        let pyramid = GreyPyramid(image)
         defer { previous = (t, pyramid) }
-        guard let (t0, first) = previous else { return .skipped }
+        guard let (t0, first) = previous, first.levels[0].width == image.width, first.levels[0].height == image.height else {
+            return .skipped
+        }
         let dt = t - t0
         guard dt > 0.01, dt < 0.5 else { return .gated("interval") }
-        let inPair = gyro.filter { $0.t >= t0 && $0.t <= t }
-        let rates = inPair.isEmpty ? gyro.min { abs($0.t - t) < abs($1.t - t) }.map { [$0.rate] } ?? [] : inPair.map(\.rate)
+        let inPair = recentGyro.filter { $0.t >= t0 && $0.t <= t }
+        let rates = inPair.isEmpty ? recentGyro.min { abs($0.t - t) < abs($1.t - t) }.map { [$0.rate] } ?? [] : inPair.map(\.rate)
         guard !rates.isEmpty else { return .gated("no gyro") }
         let omega = rates.reduce(SIMD3<Double>.zero, +) / Double(rates.count) - gyroBias
         // Device → camera (right, down, forward) axes.

@@ -17,6 +17,20 @@ public struct PitchWindow: Sendable, Hashable {
         /// Whether a converged estimate may overwrite the mount pitch.
         public var writesToPose: Bool
 
+        /// A profile from its gates and sizes (yaw rate in rad/s).
+        public init(
+            minimumSpeed: Double, maximumYawRate: Double, window: Int, samplesToReport: Int, samplesToApply: Int,
+            writesToPose: Bool
+        ) {
+            precondition(window > 0 && samplesToReport >= 0 && samplesToApply >= 0, "window sizes must be positive")
+            self.minimumSpeed = minimumSpeed
+            self.maximumYawRate = maximumYawRate
+            self.window = window
+            self.samplesToReport = samplesToReport
+            self.samplesToApply = samplesToApply
+            self.writesToPose = writesToPose
+        }
+
         /// The validated driving profile: ≥ 8 m/s, ≤ 1.5°/s, 400 pairs, report at 60, apply at 200.
         public static let driving = Profile(
             minimumSpeed: 8, maximumYawRate: 1.5 * .pi / 180, window: 400, samplesToReport: 60, samplesToApply: 200,

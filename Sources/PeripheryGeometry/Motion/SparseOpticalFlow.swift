@@ -18,20 +18,33 @@ public struct GreyImage: Sendable, Hashable {
     /// output pixel is the mean of the source pixels its footprint covers (box filter), so
     /// downscaling does not alias.
     public init(_ image: RGBImage, width: Int) {
-        let height = max(1, Int((Double(image.height) * Double(width) / Double(image.width)).rounded()))
+        self.init(
+            bytes: image.pixels, width: image.width, height: image.height, rowStride: image.width * 3,
+            bytesPerPixel: 3, channels: (0, 1, 2), outputWidth: width)
+    }
+
+    /// The luma of interleaved 8-bit pixels (`channels`: byte offsets of red, green and blue in a
+    /// pixel) scaled to `outputWidth` pixels wide, as `init(_:width:)` does.
+    public init(
+        bytes: [UInt8], width sourceWidth: Int, height sourceHeight: Int, rowStride: Int, bytesPerPixel: Int,
+        channels: (red: Int, green: Int, blue: Int), outputWidth width: Int
+    ) {
+        precondition(bytes.count >= (sourceHeight - 1) * rowStride + sourceWidth * bytesPerPixel, "pixel buffer too small")
+        let height = max(1, Int((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded()))
         self.init(width: width, height: height)
-        let sx = Double(image.width) / Double(width), sy = Double(image.height) / Double(height)
-        image.pixels.withUnsafeBufferPointer { src in
+        let sx = Double(sourceWidth) / Double(width), sy = Double(sourceHeight) / Double(height)
+        bytes.withUnsafeBufferPointer { src in
             for y in 0 ..< height {
-                let y0 = Int(Double(y) * sy), y1 = max(y0 + 1, min(image.height, Int(Double(y + 1) * sy)))
+                let y0 = Int(Double(y) * sy), y1 = max(y0 + 1, min(sourceHeight, Int(Double(y + 1) * sy)))
                 for x in 0 ..< width {
-                    let x0 = Int(Double(x) * sx), x1 = max(x0 + 1, min(image.width, Int(Double(x + 1) * sx)))
+                    let x0 = Int(Double(x) * sx), x1 = max(x0 + 1, min(sourceWidth, Int(Double(x + 1) * sx)))
                     var sum: Float = 0
                     for yy in y0 ..< y1 {
-                        var i = (yy * image.width + x0) * 3
+                        var i = yy * rowStride + x0 * bytesPerPixel
                         for _ in x0 ..< x1 {
-                            sum += 0.299 * Float(src[i]) + 0.587 * Float(src[i + 1]) + 0.114 * Float(src[i + 2])
-                            i += 3
+                            sum += 0.299 * Float(src[i + channels.red]) + 0.587 * Float(src[i + channels.green])
+                                + 0.114 * Float(src[i + channels.blue])
+                            i += bytesPerPixel
                         }
                     }
                     pixels[y * width + x] = sum / Float((y1 - y0) * (x1 - x0))

@@ -9,6 +9,8 @@ struct CSVTable {
     let columns: [String: Int]
     /// Data rows with their 1-based line numbers.
     let rows: [(line: Int, fields: [Substring])]
+    /// Lines refused before splitting (too long), with their 1-based numbers.
+    let refused: [(line: Int, reason: String)]
 
     /// Longest accepted line, bytes; longer ones are reported and skipped before being split.
     static let maxLineLength = 64 * 1024
@@ -35,15 +37,24 @@ struct CSVTable {
         for (i, name) in header.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
             columns[name.trimmingCharacters(in: .whitespacesAndNewlines)] = i
         }
-        var rows: [(Int, [Substring])] = []
+        var rows: [(Int, [Substring])] = [], refused: [(Int, String)] = []
         while let (index, line) = lines.next() {
             let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
             guard !trimmed.isEmpty else { continue }
-            guard trimmed.utf8.count <= CSVTable.maxLineLength else { continue }
+            guard trimmed.utf8.count <= CSVTable.maxLineLength else {
+                refused.append((index + 1, "line longer than \(CSVTable.maxLineLength) bytes"))
+                continue
+            }
             rows.append((index + 1, trimmed.split(separator: ",", omittingEmptySubsequences: false)))
         }
         self.columns = columns
         self.rows = rows
+        self.refused = refused
+    }
+
+    /// The refused lines as skipped rows of `path`.
+    func skippedRows(in path: String) -> [SkippedRow] {
+        refused.map { SkippedRow(path: path, line: $0.line, reason: $0.reason) }
     }
 
     /// Index of a required column.

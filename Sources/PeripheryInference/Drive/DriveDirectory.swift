@@ -62,6 +62,7 @@ public struct DriveDirectory: Sendable {
         let framesCSV = url.appendingPathComponent("frames.csv").path
         if FileManager.default.fileExists(atPath: framesCSV) {
             let table = try CSVTable(path: framesCSV)
+            skipped += table.skippedRows(in: framesCSV)
             let pts = try table.column("pts", in: framesCSV)
             let k = try ["k00", "k01", "k02", "k10", "k11", "k12", "k20", "k21", "k22"].map { name throws(DriveError) in
                 try table.column(name, in: framesCSV)
@@ -103,6 +104,7 @@ public struct DriveDirectory: Sendable {
         let motionCSV = url.appendingPathComponent("motion.csv").path
         if FileManager.default.fileExists(atPath: motionCSV) {
             let table = try CSVTable(path: motionCSV)
+            skipped += table.skippedRows(in: motionCSV)
             let columns = try ["t", "gx", "gy", "gz", "rx", "ry", "rz"].map { name throws(DriveError) in
                 try table.column(name, in: motionCSV)
             }
@@ -125,6 +127,7 @@ public struct DriveDirectory: Sendable {
         let locationCSV = url.appendingPathComponent("location.csv").path
         if FileManager.default.fileExists(atPath: locationCSV) {
             let table = try CSVTable(path: locationCSV)
+            skipped += table.skippedRows(in: locationCSV)
             let t = try table.column("t", in: locationCSV), speed = try table.column("speed", in: locationCSV)
             let course = try? table.column("course", in: locationCSV)
             for row in table.rows {
