@@ -84,12 +84,14 @@ enum CalibrateCommand: Command {
             printError("not converged (\(window.samples) of \(window.profile.samplesToApply) pairs): no calibration written")
         }
         func value(_ v: Double?) -> Any { v.map { $0 * degrees } ?? NSNull() }
+        let courseYaw = CourseYaw.estimate(drive.courseYawFixes)
         let report: [String: Any] = [
             "pitch_deg": value(window.pitch), "yaw_deg": value(window.yaw), "roll_deg": pose.roll * degrees,
             "sigma_pitch_deg": window.pitchSigma * degrees, "samples": window.samples, "accept_rate": window.acceptRate,
             "pitch_without_derotation_deg": value(window.pitchWithoutDerotation), "converged": window.isConverged,
             "ms_per_pair": pairs > 0 ? pairTime / Double(pairs) : NSNull(),
             "gyro_bias_rad_s": [calibrator.gyroBias.x, calibrator.gyroBias.y, calibrator.gyroBias.z],
+            "yaw_from_course_deg": value(courseYaw?.yaw), "course_fixes": courseYaw?.fixes ?? 0,
         ]
         if args.flag("json") {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
@@ -100,6 +102,7 @@ enum CalibrateCommand: Command {
             print(String(format: "σ pitch %.3f°  samples %d  accept rate %.2f  pitch without de-rotation %@  %@",
                          window.pitchSigma * degrees, window.samples, window.acceptRate, text(window.pitchWithoutDerotation),
                          window.isConverged ? "converged" : "not converged"))
+            if let courseYaw { print(String(format: "yaw from GPS course vs heading %+.3f° (%d fixes)", courseYaw.yaw * degrees, courseYaw.fixes)) }
             if pairs > 0 { print(String(format: "%.1f ms per frame pair (flow, de-rotation, RANSAC)", pairTime / Double(pairs))) }
         }
         return 0

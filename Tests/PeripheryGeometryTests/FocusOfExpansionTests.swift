@@ -261,3 +261,21 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         #expect(GyroBias.meanYawRate(courses: [(0, 10)]) == nil)
     }
 }
+
+@Suite struct CourseYawTests {
+    /// Course minus heading, wrapped across north, median over the fixes that pass the gates.
+    @Test func medianOfGatedDifferencesAcrossNorth() throws {
+        let fixes = [
+            CourseYaw.Fix(course: 1.0, courseAccuracy: 2, speed: 12, heading: 359.5),  // +1.5°
+            CourseYaw.Fix(course: 359.8, courseAccuracy: 2, speed: 12, heading: 358.6),  // +1.2°
+            CourseYaw.Fix(course: 90.0, courseAccuracy: nil, speed: 12, heading: 88.0),  // +2.0°
+            CourseYaw.Fix(course: 90.0, courseAccuracy: 6, speed: 12, heading: 60.0),  // course too inaccurate
+            CourseYaw.Fix(course: 90.0, courseAccuracy: 2, speed: 4, heading: 60.0),  // too slow
+            CourseYaw.Fix(course: -1, courseAccuracy: 2, speed: 12, heading: 60.0),  // unknown course
+        ]
+        let estimate = try #require(CourseYaw.estimate(fixes))
+        #expect(estimate.fixes == 3)
+        #expect(abs(estimate.yaw - 1.5 * .pi / 180) < 1e-12)
+        #expect(CourseYaw.estimate(Array(fixes.suffix(3))) == nil)
+    }
+}

@@ -44,6 +44,7 @@ private func scratchFolder(_ name: String) throws -> String {
         #expect(d.gyro.map(\.t) == [0.00, 0.03])
         #expect(d.speeds.map(\.speed) == [12.5, 13.0], "a negative speed is unknown, not an error")
         #expect(d.courses.map(\.degrees) == [90], "a blank or negative course is unknown")
+        #expect(d.headings.isEmpty && d.courseYawFixes.isEmpty, "no heading column")
         let skipped = Set(d.skipped.map { "\(($0.path as NSString).lastPathComponent):\($0.line)" })
         #expect(skipped == ["motion.csv:3", "motion.csv:4", "motion.csv:5", "location.csv:3"])
         #expect(d.skipped.contains { $0.line == 5 && $0.reason.contains("longer than") })
@@ -78,6 +79,9 @@ private func scratchFolder(_ name: String) throws -> String {
         try recorder.record(SyntheticDrive(seed: 59, duration: 6), camera: setup, frames: 180, fps: 30)
         let drive = try DriveDirectory(path: folder)
         #expect(drive.skipped.isEmpty && drive.frames.count == 180 && !drive.courses.isEmpty)
+        // The GPS course against the camera heading gives the mount yaw (six fixes at 1 Hz).
+        let courseYaw = try #require(CourseYaw.estimate(drive.courseYawFixes))
+        #expect(courseYaw.fixes == 6 && abs(courseYaw.yaw - truth.yaw) < 0.1 * .pi / 180, "\(courseYaw.yaw * 180 / .pi)°")
 
         let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path)
         let engine = try PerceptionEngine(weights: weights, threads: 2)

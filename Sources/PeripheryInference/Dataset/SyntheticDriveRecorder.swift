@@ -128,7 +128,10 @@ public struct SyntheticDriveRecorder: Sendable {
             let c = cos(ego.heading), s = sin(ego.heading)
             let world = Matrix3(rows: SIMD3(c, -s, 0), SIMD3(s, c, 0), SIMD3(0, 0, 1)) * device.transposed
             let q = SyntheticDriveRecorder.quaternion(world)
-            let heading = SyntheticDriveRecorder.compass(ego.heading)
+            // The camera's heading, as the reference derives it from the attitude: the azimuth of the
+            // optical axis (device −z), so that course − heading is the mount yaw.
+            let axis = world * SIMD3(0, 0, -1)
+            let heading = SyntheticDriveRecorder.compass(atan2(axis.y, axis.x))
             let fields = [t, gravity.x, gravity.y, gravity.z, user.x, user.y, user.z, rate.x, rate.y, rate.z,
                           q.x, q.y, q.z, q.w, pose.pitch * 180 / .pi, pose.roll * 180 / .pi, heading]
             csv += fields.map { String(format: "%.7g", $0) }.joined(separator: ",") + "\n"

@@ -26,9 +26,13 @@ public struct DriveDirectory: Sendable {
     public let gravity: [(t: Double, g: SIMD3<Double>)]
     /// Speed samples `(t, m/s)` from `location.csv`, in time order.
     public let speeds: [(t: Double, speed: Double)]
-    /// GPS courses `(t, degrees clockwise from north)` from `location.csv`'s optional `course`
-    /// column, in time order; fixes with a negative (unknown) course are left out.
-    public let courses: [(t: Double, degrees: Double)]
+    /// GPS courses `(t, degrees clockwise from north, accuracy in degrees if given)` from
+    /// `location.csv`'s optional `course` and `course_acc` columns, in time order; fixes with a
+    /// negative (unknown) course are left out.
+    public let courses: [(t: Double, degrees: Double, accuracy: Double?)]
+    /// Camera headings `(t, degrees clockwise from north)` from `motion.csv`'s optional `heading`
+    /// column, in time order.
+    public let headings: [(t: Double, degrees: Double)]
     /// Rows that could not be used, with their line numbers.
     public let skipped: [SkippedRow]
     private let yawRateTimes: [Double], speedTimes: [Double]
@@ -100,7 +104,7 @@ public struct DriveDirectory: Sendable {
         }
 
         var rates: [(Double, Double)] = []
-        var gyro: [GyroSample] = [], gravity: [(Double, SIMD3<Double>)] = []
+        var gyro: [GyroSample] = [], gravity: [(Double, SIMD3<Double>)] = [], headings: [(Double, Double)] = []
         let motionCSV = url.appendingPathComponent("motion.csv").path
         if FileManager.default.fileExists(atPath: motionCSV) {
             let table = try CSVTable(path: motionCSV)
@@ -108,6 +112,7 @@ public struct DriveDirectory: Sendable {
             let columns = try ["t", "gx", "gy", "gz", "rx", "ry", "rz"].map { name throws(DriveError) in
                 try table.column(name, in: motionCSV)
             }
+            let heading = try? table.column("heading", in: motionCSV)
             for row in table.rows {
                 let values = columns.compactMap { DriveDirectory.number(row.fields, $0) }
                 let g = SIMD3(values.count == 7 ? values[1] : .nan, values.count == 7 ? values[2] : .nan, values.count == 7 ? values[3] : .nan)
@@ -121,15 +126,19 @@ public struct DriveDirectory: Sendable {
                 rates.append((values[0], -(r * g).sum() / norm))
                 gyro.append(GyroSample(t: values[0], rate: r))
                 gravity.append((values[0], g))
+                if let heading, let degrees = DriveDirectory.number(row.fields, heading), degrees.isFinite {
+                    headings.append((values[0], degrees))
+                }
             }
         }
-        var speeds: [(Double, Double)] = [], courses: [(Double, Double)] = []
+        var speeds: [(Double, Double)] = [], courses: [(Double, Double, Double?)] = []
         let locationCSV = url.appendingPathComponent("location.csv").path
         if FileManager.default.fileExists(atPath: locationCSV) {
             let table = try CSVTable(path: locationCSV)
             skipped += table.skippedRows(in: locationCSV)
             let t = try table.column("t", in: locationCSV), speed = try table.column("speed", in: locationCSV)
             let course = try? table.column("course", in: locationCSV)
+            let courseAccuracy = try? table.column("course_acc", in: locationCSV)
             for row in table.rows {
                 guard let time = DriveDirectory.number(row.fields, t), let v = DriveDirectory.number(row.fields, speed),
                       time.isFinite, v.isFinite else {
@@ -139,7 +148,7 @@ public struct DriveDirectory: Sendable {
                 // A negative speed means "unknown" in CoreLocation.
                 if v >= 0 { speeds.append((time, v)) }
                 if let course, let degrees = DriveDirectory.number(row.fields, course), degrees.isFinite, degrees >= 0 {
-                    courses.append((time, degrees))
+                    courses.append((time, degrees, courseAccuracy.flatMap { DriveDirectory.number(row.fields, $0) }))
                 }
             }
         }
@@ -149,6 +158,7 @@ public struct DriveDirectory: Sendable {
         self.gravity = gravity.sorted { $0.0 < $1.0 }
         self.speeds = speeds.sorted { $0.0 < $1.0 }
         self.courses = courses.sorted { $0.0 < $1.0 }
+        self.headings = headings.sorted { $0.0 < $1.0 }
         yawRateTimes = yawRates.map(\.t)
         speedTimes = self.speeds.map(\.t)
         self.skipped = skipped
@@ -159,7 +169,21 @@ public struct DriveDirectory: Sendable {
     public var gyroBias: SIMD3<Double> {
         var estimator = GyroBias()
         for (sample, g) in zip(gyro, gravity) { estimator.add(t: sample.t, rate: sample.rate, gravity: g.g) }
-        return estimator.bias(meanYawRate: GyroBias.meanYawRate(courses: courses))
+        return estimator.bias(meanYawRate: GyroBias.meanYawRate(courses: courses.map { ($0.t, $0.degrees) }))
+    }
+
+    /// The course fixes paired with the camera heading nearest in time (within 0.1 s) and the
+    /// speed at the fix, for `CourseYaw`.
+    public var courseYawFixes: [CourseYaw.Fix] {
+        let times = headings.map(\.t)
+        return courses.compactMap { fix in
+            guard let speed = speed(at: fix.t) else { return nil }
+            let after = DriveDirectory.firstIndex(in: times, after: fix.t)
+            let nearest = [after - 1, after].filter { headings.indices.contains($0) }
+                .min { abs(headings[$0].t - fix.t) < abs(headings[$1].t - fix.t) }
+            guard let index = nearest, abs(headings[index].t - fix.t) <= 0.1 else { return nil }
+            return CourseYaw.Fix(course: fix.degrees, courseAccuracy: fix.accuracy, speed: speed, heading: headings[index].degrees)
+        }
     }
 
     /// The latest recorded speed at or before `t` and at most 2 s old, m/s.
