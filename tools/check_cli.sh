@@ -71,6 +71,21 @@ python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:]);
 test "$(wc -l < "$out/seq-run/replay-safety40-v1.jsonl")" -eq 7
 "$bin" eval --data "$out/seq" --json > /dev/null
 echo "synth --sequence: run and eval read the drive"
+# Mount calibration from motion on a short synthetic drive (seed 59 drives straight): calibrate
+# prints its report, and run --auto-pitch runs the estimator beside the detector.
+"$bin" synth --sequence --frames 90 --fps 30 --seed 59 --out "$out/cal" --width 448 --height 252 > /dev/null
+"$bin" calibrate "$out/cal" --json --out "$out/cal/estimated.json" > "$out/calibrate.json" 2> /dev/null
+python3 - "$out/calibrate.json" "$out/cal/truth.json" <<'PY'
+import json, sys
+r, truth = (json.load(open(p)) for p in sys.argv[1:])
+keys = {"pitch_deg", "yaw_deg", "roll_deg", "sigma_pitch_deg", "samples", "accept_rate", "pitch_without_derotation_deg", "converged"}
+assert keys <= set(r), r
+assert r["samples"] >= 20 and not r["converged"], r  # 29 pairs: reportable, below the 200 to apply
+assert abs(r["pitch_deg"] - truth["mount"]["pitch_deg"]) < 0.5, (r, truth["mount"])
+print(f"calibrate: {r['samples']} pairs, pitch {r['pitch_deg']:+.2f} (true {truth['mount']['pitch_deg']:+.2f}), {r['ms_per_pair']:.0f} ms per pair")
+PY
+"$bin" run "$out/cal" --out "$out/cal-run" --auto-pitch --max-frames 12 2> "$out/auto.txt" > /dev/null
+grep -q "auto pitch:" "$out/auto.txt"
 
 # Bad input is an error with a message, not a crash.
 if "$bin" detect docs/sample/frame.png --calibration docs/calibration/comma-eon.json 2> "$out/err.txt"; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Matches `periphery detect --json` output with a synthetic frame's labels by the evaluation rule
 (shared/spec/evaluation.md: vehicles, 0–40 m × ±10 m, score ≥ 0.60, nearest centre < 2.0 m) and
-prints each labelled vehicle with the detection that found it.
+prints each labelled vehicle with the detection that found it. Labels with "in_view": false (outside
+the network's crop) are don't care, as in `periphery eval`.
 
     tools/compare_with_labels.py DETECTIONS.json LABELS.json [--min-recall R]
 
@@ -22,20 +23,26 @@ def main() -> int:
     inside = lambda b: 0 <= b["x"] <= 40 and -10 <= b["y"] <= 10  # noqa: E731
     dets = sorted((d for d in json.load(open(args.detections)) if d["score"] >= 0.6 and d["label"] in (0, 1, 2) and inside(d)),
                   key=lambda d: -d["score"])
-    truth = [v for v in json.load(open(args.labels))["vehicles"] if v["label"] in (0, 1, 2) and inside(v)]
-    found = {}
+    labels = json.load(open(args.labels))["vehicles"]
+    truth = [v for v in labels if v["label"] in (0, 1, 2) and inside(v) and v.get("in_view", True)]
+    dont_care = [v for v in labels if not v.get("in_view", True)]
+    found, false = {}, 0
     for d in dets:
         best = min((j for j in range(len(truth)) if j not in found), default=None,
                    key=lambda j: math.hypot(d["x"] - truth[j]["x"], d["y"] - truth[j]["y"]))
         if best is not None and math.hypot(d["x"] - truth[best]["x"], d["y"] - truth[best]["y"]) < 2.0:
             found[best] = d
+        elif all(math.hypot(d["x"] - v["x"], d["y"] - v["y"]) >= 2.0 for v in dont_care):
+            false += 1
     for j, v in enumerate(truth):
         d = found.get(j)
         where = (f"found at {math.hypot(d['x'] - v['x'], d['y'] - v['y']):.2f} m, score {d['score']:.2f}"
                  if d else "missed")
         print(f"  {v['class']:14s} x {v['x']:5.1f} y {v['y']:5.1f}: {where}")
     recall = len(found) / len(truth) if truth else 1.0
-    print(f"compare: {len(found)}/{len(truth)} labelled vehicles found, {len(dets) - len(found)} false detections")
+    for v in dont_care:
+        print(f"  {v['class']:14s} x {v['x']:5.1f} y {v['y']:5.1f}: outside the network's view (don't care)")
+    print(f"compare: {len(found)}/{len(truth)} labelled vehicles in view found, {false} false detections")
     return 0 if recall >= args.min_recall else 1
 
 

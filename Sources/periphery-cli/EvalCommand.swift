@@ -8,7 +8,7 @@ enum EvalCommand: Command {
     static let name = "eval"
     static let summary = "Evaluate detection on a labelled dataset (precision, recall, F1, centre and yaw error)."
     static let help = """
-        USAGE: periphery eval --data DIR [--weights W] [--threshold T] [--pitch-bias DEG] [--pitch-jitter DEG] [--json]
+        USAGE: periphery eval --data DIR [--weights W] [--threshold T] [--pitch DEG] [--pitch-bias DEG] [--pitch-jitter DEG] [--json]
                               [--matches OUT.jsonl]
 
         Runs the detector on every frame of a dataset written by `periphery synth` and matches its
@@ -22,6 +22,8 @@ enum EvalCommand: Command {
           --data DIR          dataset directory (images/, calibration/, labels/)
           --weights W         weights file (default: Weights/safety40-synthetic.safetensors)
           --threshold T       operating point (default 0.60, the display threshold)
+          --pitch DEG         detect with this mount pitch on every frame instead of the frame's own
+                              (a fixed calibration: e.g. the fallback, or an estimate)
           --pitch-bias DEG    add this to every frame's mount pitch (pitch sensitivity)
           --pitch-jitter DEG  add zero-mean Gaussian noise of this σ to each frame's pitch (fixed seed)
           --json              print one JSON object instead of the table
@@ -32,11 +34,12 @@ enum EvalCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch-bias", "pitch-jitter", "threads", "matches"], flags: ["json"])
+        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches"], flags: ["json"])
         try args.expectNoPositional()
         let dataset = SyntheticDataset(path: try args.required("data"))
         let threshold = Float(try args.number("threshold", default: 0.6, in: 0...1))
         let bias = try args.number("pitch-bias", default: 0, in: -10...10) * .pi / 180
+        let fixedPitch: Double? = args.value("pitch") == nil ? nil : try args.number("pitch", default: 0, in: -25...25) * .pi / 180
         let jitter = try args.number("pitch-jitter", default: 0, in: 0...10) * .pi / 180
         var random = SyntheticRandom(seed: 20_260_831)
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
@@ -50,6 +53,7 @@ enum EvalCommand: Command {
         for index in try dataset.indices() {
             let (image, setup, truth) = try dataset.read(index: index)
             var pose = setup.pose
+            if let fixedPitch { pose.pitch = fixedPitch }
             let normal = random.normal()
             pose.pitch += bias + jitter * normal
             engine.reset()
