@@ -4,12 +4,6 @@ import PeripheryGeometry
 import Testing
 @testable import PeripheryInference
 
-private func scratchFolder(_ name: String) throws -> String {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("periphery-\(name)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url.path
-}
-
 /// Reading the motion and location files of a drive: bad rows are reported with their line
 /// numbers and skipped, a missing column is an error, the course column is optional.
 @Suite struct DriveMotionFilesTests {

@@ -4,7 +4,8 @@ import PeripheryCore
 import Testing
 @testable import PeripheryInference
 
-private func scratchFolder(_ name: String) throws -> String {
+/// A fresh, empty temporary directory for one test (the test removes it).
+func scratchFolder(_ name: String) throws -> String {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("periphery-\(name)-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url.path
