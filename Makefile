@@ -50,11 +50,13 @@ VENV := tools/.venv
 
 venv: $(VENV)/.stamp
 
-# Tests of the Python tooling (trainer target coding, LUT camera fit, exact resume); needs the venv
-# and the release CLI.
-test-tools: venv
-	$(SWIFT) build -c release
+# Tests of the Python tooling: the trainer (target coding, LUT camera fit, exact resume) and the
+# weight converters (checkpoint and Core ML round trips through the Swift runtime, refusals).
+# Needs the venv and the release CLI (built with the flags of `make test`, so that build is reused).
+test-tools: venv deps
+	$(SWIFT) build $(RELEASE)
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_train_synthetic.py
+	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_converters.py
 
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)

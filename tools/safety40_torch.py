@@ -22,6 +22,7 @@ Run ``python tools/safety40_torch.py --self-test`` to check names, shapes and pa
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import struct
 import sys
@@ -351,28 +352,96 @@ def write_safetensors(path: Path | str, tensors: Dict[str, np.ndarray], metadata
     return data
 
 
-def load_state(path: Path | str, model: Optional[Safety40] = None) -> Safety40:
-    """Loads a Safety40 weight file (F16/F32/BF16 → float32) into ``model`` (a new one if None).
+class ConvSpec(NamedTuple):
+    """One convolution of the network and the batch norm after it (network.md), by tensor name."""
 
-    Every tensor the network needs must be present with the right shape; extra tensors other than
-    ``*.num_batches_tracked`` are an error. The returned model is in eval mode, float32, on CPU.
+    name: str  # tensor prefix: ``<name>.weight``, ``<name>.bias``
+    bn: Optional[str]  # tensor prefix of the BN that follows, if any
+    in_channels: int
+    out_channels: int
+    kernel: int
+    stride: int
+    in_hw: Tuple[int, int]  # spatial size of the input map
+    part: str  # "backbone" (image → features) or "head" (volume → head outputs)
+
+
+def batch_norm_after(conv: str) -> Optional[str]:
+    """The BN tensor prefix that follows convolution ``conv`` in the checkpoint layout."""
+    if conv.endswith(".conv"):
+        return conv[: -len(".conv")] + ".bn"
+    if conv.endswith(".downsample.0"):
+        return conv[: -len(".0")] + ".1"
+    head, _, last = conv.rpartition(".")
+    return f"{head}.bn{last[len('conv'):]}" if last in ("conv1", "conv2") else None
+
+
+@functools.lru_cache(maxsize=1)
+def conv_specs() -> Tuple[ConvSpec, ...]:
+    """Every convolution in execution order with its input size, measured on a zero pass."""
+    model = Safety40().eval()
+    sizes: Dict[str, Tuple[int, int]] = {}
+
+    def record(name: str, args: Tuple[torch.Tensor, ...]) -> None:
+        sizes.setdefault(name, static_hw(args[0]))
+
+    hooks = [module.register_forward_pre_hook(lambda m, args, name=name: record(name, args))
+             for name, module in model.named_modules() if isinstance(module, nn.Conv2d)]
+    with torch.no_grad():
+        model.head(model.gather(model.features(torch.zeros(IMAGE_SHAPE))))
+    for hook in hooks:
+        hook.remove()
+    names = set(model.state_dict())
+    specs = []
+    for name in sizes:  # insertion order = execution order
+        conv = model.get_submodule(name)
+        bn = batch_norm_after(name)
+        specs.append(ConvSpec(name, bn if bn and f"{bn}.weight" in names else None, conv.in_channels,
+                              conv.out_channels, conv.kernel_size[0], conv.stride[0], sizes[name],
+                              "head" if name.startswith(("neck_3d.", "bbox_head.")) else "backbone"))
+    return tuple(specs)
+
+
+def state_from_tensors(tensors: Dict[str, np.ndarray], source: str, model: Optional[Safety40] = None) -> Safety40:
+    """Loads named tensors into ``model`` (a new one if None), per layer unfolded or BN-folded.
+
+    A convolution followed by BN is *folded* when no tensor of its BN is present; then it must
+    carry ``<conv>.bias``, and the BN is set to the identity plus that bias (mean 0, variance
+    1 − eps, γ 1). Every tensor the network needs must be present with the right shape; extra
+    tensors other than ``*.num_batches_tracked`` are an error naming ``source``. The returned
+    model is in eval mode, float32, on CPU.
     """
-    tensors, _ = read_safetensors(Path(path))
     model = model or Safety40()
-    wanted = weight_names(model)
+    wanted = dict(weight_names(model))
+    for spec in conv_specs():
+        if spec.bn and not any(k.startswith(spec.bn + ".") for k in tensors):
+            for suffix in ("weight", "bias", "running_mean", "running_var"):
+                del wanted[f"{spec.bn}.{suffix}"]
+            wanted[f"{spec.name}.bias"] = (spec.out_channels,)
     extra = sorted(k for k in tensors if k not in wanted and not k.endswith("num_batches_tracked"))
     missing = sorted(k for k in wanted if k not in tensors)
     if missing or extra:
-        raise ValueError(f"{path}: missing tensors {missing[:8]}{'…' if len(missing) > 8 else ''}; "
+        raise ValueError(f"{source}: missing tensors {missing[:8]}{'…' if len(missing) > 8 else ''}; "
                          f"unexpected tensors {extra[:8]}{'…' if len(extra) > 8 else ''}")
     state = {}
     for name, shape in wanted.items():
         arr = tensors[name]
         if tuple(arr.shape) != shape:
-            raise ValueError(f"{path}: tensor {name} has shape {tuple(arr.shape)}, expected {shape}")
-        state[name] = torch.from_numpy(arr.astype(np.float32))
+            raise ValueError(f"{source}: tensor {name} has shape {tuple(arr.shape)}, expected {shape}")
+        state[name] = torch.from_numpy(np.asarray(arr, dtype=np.float32))
+    for spec in conv_specs():
+        folded_bias = state.pop(f"{spec.name}.bias", None) if spec.bn else None
+        if folded_bias is not None:
+            c = spec.out_channels
+            state |= {f"{spec.bn}.weight": torch.ones(c), f"{spec.bn}.bias": folded_bias,
+                      f"{spec.bn}.running_mean": torch.zeros(c), f"{spec.bn}.running_var": torch.full((c,), 1.0 - BN_EPS)}
     model.load_state_dict(state, strict=False)
     return model.float().eval()
+
+
+def load_state(path: Path | str, model: Optional[Safety40] = None) -> Safety40:
+    """Loads a Safety40 weight file (F16/F32/BF16 → float32) into ``model``; see ``state_from_tensors``."""
+    tensors, _ = read_safetensors(Path(path))
+    return state_from_tensors(tensors, str(path), model)
 
 
 # --- LUT and fixture input -----------------------------------------------------------------
