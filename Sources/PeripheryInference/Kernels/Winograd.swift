@@ -226,11 +226,36 @@ private typealias Taps = (
     UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>
 )
 
+/// Eight lanes at a time: the transforms read six streams and write six (or four), which LLVM does
+/// not vectorise on its own (too many possibly aliasing pointers), so the lanes are explicit.
+private typealias Lanes = SIMD8<Float>
+
+@inline(__always)
+private func load(_ p: UnsafePointer<Float>, _ i: Int) -> Lanes {
+    UnsafeRawPointer(p + i).loadUnaligned(as: Lanes.self)
+}
+
+@inline(__always)
+private func store(_ v: Lanes, _ p: UnsafeMutablePointer<Float>, _ i: Int) {
+    UnsafeMutableRawPointer(p + i).storeBytes(of: v, as: Lanes.self)
+}
+
 /// `Bᵀ · d` for `count` 6-vectors whose components are the vectors `d`, into 6 vectors at `y + ρ·outStride`.
 @inline(__always)
 private func inputTransform(_ d: Taps, into y: UnsafeMutablePointer<Float>, outStride: Int, count: Int) {
     let y0 = y, y1 = y + outStride, y2 = y + 2 * outStride, y3 = y + 3 * outStride, y4 = y + 4 * outStride, y5 = y + 5 * outStride
-    for i in 0..<count {
+    var i = 0
+    while i + Lanes.scalarCount <= count {
+        let d0 = load(d.0, i), d1 = load(d.1, i), d2 = load(d.2, i), d3 = load(d.3, i), d4 = load(d.4, i), d5 = load(d.5, i)
+        store(4 * d0 - 5 * d2 + d4, y0, i)
+        store(-4 * d1 - 4 * d2 + d3 + d4, y1, i)
+        store(4 * d1 - 4 * d2 - d3 + d4, y2, i)
+        store(-2 * d1 - d2 + 2 * d3 + d4, y3, i)
+        store(2 * d1 - d2 - 2 * d3 + d4, y4, i)
+        store(4 * d1 - 5 * d3 + d5, y5, i)
+        i += Lanes.scalarCount
+    }
+    while i < count {
         let d0 = d.0[i], d1 = d.1[i], d2 = d.2[i], d3 = d.3[i], d4 = d.4[i], d5 = d.5[i]
         y0[i] = 4 * d0 - 5 * d2 + d4
         y1[i] = -4 * d1 - 4 * d2 + d3 + d4
@@ -238,6 +263,7 @@ private func inputTransform(_ d: Taps, into y: UnsafeMutablePointer<Float>, outS
         y3[i] = -2 * d1 - d2 + 2 * d3 + d4
         y4[i] = 2 * d1 - d2 - 2 * d3 + d4
         y5[i] = 4 * d1 - 5 * d3 + d5
+        i += 1
     }
 }
 
@@ -246,11 +272,21 @@ private func inputTransform(_ d: Taps, into y: UnsafeMutablePointer<Float>, outS
 private func outputTransform(_ x: UnsafePointer<Float>, stride: Int, into y: UnsafeMutablePointer<Float>, outStride: Int, count: Int) {
     let x0 = x, x1 = x + stride, x2 = x + 2 * stride, x3 = x + 3 * stride, x4 = x + 4 * stride, x5 = x + 5 * stride
     let y0 = y, y1 = y + outStride, y2 = y + 2 * outStride, y3 = y + 3 * outStride
-    for i in 0..<count {
+    var i = 0
+    while i + Lanes.scalarCount <= count {
+        let s0 = load(x0, i), s1 = load(x1, i), s2 = load(x2, i), s3 = load(x3, i), s4 = load(x4, i), s5 = load(x5, i)
+        store(s0 + s1 + s2 + s3 + s4, y0, i)
+        store(s1 - s2 + 2 * (s3 - s4), y1, i)
+        store(s1 + s2 + 4 * (s3 + s4), y2, i)
+        store(s1 - s2 + 8 * (s3 - s4) + s5, y3, i)
+        i += Lanes.scalarCount
+    }
+    while i < count {
         let s0 = x0[i], s1 = x1[i], s2 = x2[i], s3 = x3[i], s4 = x4[i], s5 = x5[i]
         y0[i] = s0 + s1 + s2 + s3 + s4
         y1[i] = s1 - s2 + 2 * (s3 - s4)
         y2[i] = s1 + s2 + 4 * (s3 + s4)
         y3[i] = s1 - s2 + 8 * (s3 - s4) + s5
+        i += 1
     }
 }
