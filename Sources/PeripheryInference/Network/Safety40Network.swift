@@ -187,12 +187,18 @@ extension Safety40Network {
         laterals: (0..<4).map { "neck.lateral_convs.\($0).conv" },
         outputs: (0..<4).map { "neck.fpn_convs.\($0).conv" })
 
-    /// Map size of each 3×3 stride-1 convolution (they keep their input size): the ones run as Winograd.
+    /// Fewest 4×4 output tiles for which Winograd pays: on smaller maps the 36 GEMMs are too skinny,
+    /// and streaming the transformed weights (4× the direct ones: 38 MB for a 512→512 layer-4
+    /// convolution with its 8 tiles) costs more than the direct convolution's arithmetic.
+    static let winogradMinimumTiles = 16
+
+    /// Map size of each 3×3 stride-1 convolution (they keep their input size) that runs as Winograd.
     static let winogradMapSize: [String: (height: Int, width: Int)] = {
         var sizes: [String: (height: Int, width: Int)] = [:]
         let h = Safety40.inputHeight, w = Safety40.inputWidth
         for (stage, block) in names.blocks.enumerated() {
             let size = (height: h / (4 << stage), width: w / (4 << stage))
+            guard ((size.height + 3) / 4) * ((size.width + 3) / 4) >= winogradMinimumTiles else { continue }
             for name in [block.conv2, block.conv3, block.conv4] + (stage == 0 ? [block.conv1] : []) { sizes[name] = size }
             sizes[names.outputs[stage]] = size
         }
