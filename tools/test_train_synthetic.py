@@ -63,6 +63,31 @@ class TrainerTests(unittest.TestCase):
                 nearest = np.argmin(np.hypot(T.CELL_CENTRES[:, 0] - g[0], T.CELL_CENTRES[:, 1] - g[1]))
                 self.assertTrue((frame.labels[nearest * 8 : nearest * 8 + 8] >= 0).all())
 
+    def test_near_matching_restricts_both_sides(self) -> None:
+        """evaluation.md "inside 10 m": a truth at 9.6 m whose prediction lies at 10.1 m is a near miss."""
+        truth = [{"label": 0, "x": 9.6, "y": 0.0, "yaw": 0.0, "in_view": True}]
+        dets = [(0.9, 0, 10.1, 0.0, 0.8, 4.5, 1.9, 1.5, 0.0)]
+        self.assertEqual(T.match(dets, truth, 0.6)["tp"], [1])
+        near = T.match(dets, truth, 0.6, max_range=10.0)
+        self.assertEqual((near["tp"], near["fp"], near["fn"]), ([0], [0], [1]))
+
+    def test_two_wheeler_weight_scales_only_two_wheeler_positives(self) -> None:
+        frame = next(f for f in self.frames.values() if ((f.labels >= 0) & (f.labels < 4)).any())
+        labels = torch.from_numpy(frame.labels.astype(np.int64))[None]
+        codes = torch.from_numpy(frame.codes.astype(np.float32))[None]
+        dirs = torch.from_numpy(frame.dirs.astype(np.int64))[None]
+        torch.manual_seed(0)
+        outputs = (torch.randn(1, 6720, 4), torch.randn(1, 6720, 9), torch.randn(1, 6720, 2))
+        base = T.losses(outputs, labels, codes, dirs, 2.0, 0.8)
+        same = T.losses(outputs, labels, codes, dirs, 2.0, 0.8, two_wheeler_weight=1.0)
+        heavy = T.losses(outputs, labels, codes, dirs, 2.0, 0.8, two_wheeler_weight=3.0)
+        self.assertEqual(float(base["cls"]), float(same["cls"]))
+        self.assertEqual(float(base["box"]), float(heavy["box"]))
+        if (frame.labels == 2).any():
+            self.assertGreater(float(heavy["cls"]), float(base["cls"]))
+        else:
+            self.assertEqual(float(heavy["cls"]), float(base["cls"]))
+
     def test_lut_camera_fits_the_lut(self) -> None:
         """The camera fitted to a LUT sends each visible voxel to its LUT pixel within the LUT's rounding."""
         for frame in self.frames.values():

@@ -15,7 +15,9 @@ Recipe (shared/spec/training.md, "Anchor3DHead" with remedy 3 for the contract's
   in the grid frame; direction bins as mmdet3d (offset 0.7854).
 * losses: sigmoid focal loss (γ 2, α 0.25) on classes, smooth-L1 (β 1/9) on the 7 box codes with
   sin-difference on yaw (velocity codes weighted 0: Safety40 never reads them), softmax CE on the
-  direction bins; each divided by the number of positives.
+  direction bins; each divided by the number of positives. ``--two-wheeler-weight W`` weighs
+  two-wheeler positives W times in the class loss, ``--oversample-near-two-wheelers N`` repeats the
+  frames with a two-wheeler in view within 12 m N times per epoch (the rare, weak case);
 * an auxiliary, training-only head on the stride-4 features learns which pixels show a vehicle (the
   box silhouettes through the camera fitted to the frame's LUT; sigmoid focal loss): dense 2-D
   supervision that a from-scratch backbone needs to learn vehicle features in hours rather than days.
@@ -30,7 +32,10 @@ stopped run resumes exactly where it was (``--resume``). ``train.log`` gets one 
 logged iteration (losses, lr, images/s) and per validation (precision, recall, F1 and centre error at
 0.60 on the held-out frames of ``--val``, matched by shared/spec/evaluation.md).
 
-Uses CUDA when present. ``--export`` writes the F16 weights with provenance metadata.
+Uses CUDA when present. ``--export`` writes the F16 weights with provenance metadata; with
+``--calibrate-scores DIR`` the class logits are first shifted so that the operating point on DIR's
+frames sits at 0.60 (``calibrate_scores``; ``--calibration-near-recall R`` puts recall inside 10 m
+up to R before F1).
 """
 from __future__ import annotations
 
@@ -300,7 +305,8 @@ def forward(model: ref.Safety40, images: torch.Tensor, lut_index: torch.Tensor, 
     return outputs if aux is None else (*outputs, aux_logits)
 
 
-def losses(outputs, labels, codes, dirs, box_weight: float, dir_weight: float) -> Dict[str, torch.Tensor]:
+def losses(outputs, labels, codes, dirs, box_weight: float, dir_weight: float,
+           two_wheeler_weight: float = 1.0) -> Dict[str, torch.Tensor]:
     cls, reg, dir_logits = outputs
     positive = (labels >= 0) & (labels < ref.CLASSES)
     valid = labels >= 0
@@ -311,7 +317,9 @@ def losses(outputs, labels, codes, dirs, box_weight: float, dir_weight: float) -
     p_t = p * onehot + (1 - p) * (1 - onehot)
     alpha_t = 0.25 * onehot + 0.75 * (1 - onehot)
     focal = (alpha_t * (1 - p_t) ** 2 * ce).sum(-1)
-    loss_cls = (focal * valid).sum() / num_pos
+    # Two-wheeler positives can weigh more: they are few and were scored below the threshold.
+    weight = 1.0 + (two_wheeler_weight - 1.0) * (labels == 2).to(cls.dtype)
+    loss_cls = (focal * valid * weight).sum() / num_pos
     pred = reg[positive]
     target = codes[positive]
     if pred.numel():
@@ -397,9 +405,12 @@ def decode(classes: np.ndarray, boxes: np.ndarray, dirs: np.ndarray, threshold: 
     return kept
 
 
-def match(dets: List[Tuple[float, ...]], truth: List[Dict[str, float]], threshold: float) -> Dict[str, list]:
-    """evaluation.md matching of one frame → counts and TP errors; labels not in view are don't care."""
-    inside = lambda x, y: 0 <= x <= 40 and -10 <= y <= 10  # noqa: E731
+def match(dets: List[Tuple[float, ...]], truth: List[Dict[str, float]], threshold: float,
+          max_range: float = math.inf) -> Dict[str, list]:
+    """evaluation.md matching of one frame → counts and TP errors; labels not in view are don't care.
+
+    ``max_range`` restricts both sides to hypot(x, y) ≤ it (10 for the "inside 10 m" figures)."""
+    inside = lambda x, y: 0 <= x <= 40 and -10 <= y <= 10 and math.hypot(x, y) <= max_range  # noqa: E731
     gts = [t for t in truth if int(t["label"]) in VEHICLE_LABELS and inside(t["x"], t["y"]) and in_view(t)]
     dont_care = [t for t in truth if not in_view(t)]
     preds = [d for d in dets if d[0] >= threshold and d[1] in VEHICLE_LABELS and inside(d[2], d[3])]
@@ -439,17 +450,24 @@ def predict(model: ref.Safety40, frames: List[Frame], device: torch.device) -> L
 
 
 def score(outputs: List[Tuple[np.ndarray, ...]], frames: List[Frame], threshold: float = 0.6) -> Dict[str, float]:
-    """The evaluation.md report of predictions at one threshold."""
+    """The evaluation.md report of predictions at one threshold (with precision/recall inside 10 m)."""
     total = {"tp": [], "fp": [], "fn": [], "centre": [], "yaw": []}
+    near = {"tp": [], "fp": [], "fn": []}
     for (cls, reg, dirs), frame in zip(outputs, frames):
-        for k, v in match(decode(cls, reg, dirs, min(threshold, 0.5)), frame.boxes, threshold).items():
+        dets = decode(cls, reg, dirs, min(threshold, 0.5))
+        for k, v in match(dets, frame.boxes, threshold).items():
             total[k] += v
+        for k, v in match(dets, frame.boxes, threshold, max_range=10.0).items():
+            if k in near:
+                near[k] += v
+    ratio = lambda a, b: a / b if b else 0.0  # noqa: E731
     tp, fp, fn = sum(total["tp"]), sum(total["fp"]), sum(total["fn"])
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
+    p, r = ratio(tp, tp + fp), ratio(tp, tp + fn)
+    ntp, nfp, nfn = sum(near["tp"]), sum(near["fp"]), sum(near["fn"])
     return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0,
             "median_centre_error_m": float(np.median(total["centre"])) if total["centre"] else float("nan"),
             "median_yaw_error_deg": float(np.median(total["yaw"])) if total["yaw"] else float("nan"),
+            "precision_10m": ratio(ntp, ntp + nfp), "recall_10m": ratio(ntp, ntp + nfn),
             "frames": len(frames)}
 
 
@@ -462,33 +480,41 @@ def shifted(outputs: List[Tuple[np.ndarray, ...]], shifts: np.ndarray) -> List[T
     return [(cls + shifts[None, :].astype(cls.dtype), reg, dirs) for cls, reg, dirs in outputs]
 
 
-def calibrate_scores(model: ref.Safety40, frames: List[Frame], device: torch.device
+def calibrate_scores(model: ref.Safety40, frames: List[Frame], device: torch.device, near_recall: float = 0.0
                      ) -> Tuple[List[float], float, Dict[str, float]]:
     """Per-class logit shifts that put the F1-best operating point on `frames` at score 0.60.
 
     First one shift for all classes, which moves the F1-best threshold to 0.60 and changes no
     ranking, argmax or NMS order; then each vehicle class's shift is refined in turn (two rounds of
     coordinate ascent over ±1.5 in steps of 0.125) for the F1 at 0.60, because the classes are not
-    equally confident (near two-wheelers scored 0.3–0.5 where cars score 0.9). Returns the shifts
-    (class order of `reference.md`; pedestrians keep the common one), the common threshold before,
-    and the F1 by common threshold."""
+    equally confident (near two-wheelers scored 0.3–0.5 where cars score 0.9). With
+    ``near_recall`` > 0 the refinement ranks a trial first by min(recall inside 10 m,
+    ``near_recall``) and then by F1: the operating point meets the near-range recall target on
+    ``frames`` where it can, at the least cost in F1. Returns the shifts (class order of
+    `reference.md`; pedestrians keep the common one), the common threshold before, and the F1 by
+    common threshold."""
     outputs = predict(model, frames, device)
     table = {f"{t:.3f}": score(outputs, frames, float(t))["f1"] for t in np.arange(0.10, 0.61, 0.025)}
     best = float(max(table, key=lambda k: (table[k], -abs(float(k) - 0.6))))
     logit = lambda p: math.log(p / (1 - p))  # noqa: E731
     shifts = np.full(ref.CLASSES, logit(0.6) - logit(best))
-    f1 = score(shifted(outputs, shifts), frames)["f1"]
+    def key(report: Dict[str, float]) -> Tuple[float, float]:
+        return (min(report["recall_10m"], near_recall), report["f1"])
+
+    best_key = key(score(shifted(outputs, shifts), frames))
     for _ in range(2):
         for k in sorted(VEHICLE_LABELS):
             chosen = shifts
             for delta in np.arange(-1.5, 1.501, 0.125):
                 trial = shifts.copy()
                 trial[k] += delta
-                value = score(shifted(outputs, trial), frames)["f1"]
-                if value > f1 + 1e-9:
-                    f1, chosen = value, trial
+                value = key(score(shifted(outputs, trial), frames))
+                if value > (best_key[0], best_key[1] + 1e-9):
+                    best_key, chosen = value, trial
             shifts = chosen
-    table["per_class_f1_at_0.60"] = f1
+    final = score(shifted(outputs, shifts), frames)
+    table["per_class_f1_at_0.60"] = final["f1"]
+    table["recall_10m_at_0.60"] = final["recall_10m"]
     return [float(v) for v in shifts], best, table
 
 
@@ -556,6 +582,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                          "dataset becomes 0.60 (Platt-style bias, folded into bbox_head.conv_cls.bias)")
     ap.add_argument("--oversample-near-two-wheelers", type=int, default=1, metavar="TIMES",
                     help="frames with an in-view two-wheeler within 12 m appear this many times per epoch")
+    ap.add_argument("--calibration-near-recall", type=float, default=0.0, metavar="R",
+                    help="score calibration meets recall inside 10 m >= R on its frames first, then maximises F1")
+    ap.add_argument("--two-wheeler-weight", type=float, default=1.0,
+                    help="weight of two-wheeler positives in the class loss (1: as every class)")
     ap.add_argument("--max-minutes", type=float, default=0, help="stop (after a checkpoint) when this much time has passed")
     args = ap.parse_args(argv)
 
@@ -627,7 +657,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             group["lr"] = learning_rate(it, args)
         images, idx, vis, labels, codes, dirs, masks = batch(chunk, np_rng, device)
         outputs = forward(model, images, idx, vis, aux)
-        parts = losses(outputs[:3], labels, codes, dirs, args.box_weight, args.dir_weight)
+        parts = losses(outputs[:3], labels, codes, dirs, args.box_weight, args.dir_weight, args.two_wheeler_weight)
         if aux is not None:
             parts["aux"] = aux_loss(outputs[3], masks, args.aux_weight)
         total = sum(parts.values())
@@ -676,20 +706,22 @@ def main(argv: Optional[List[str]] = None) -> int:
             "trainer_settings": json.dumps({k: v for k, v in sorted(vars(args).items())
                                             if k in ("lr", "warmup", "weight_decay", "box_weight", "dir_weight",
                                                      "pos_radius", "ignore_radius", "seed", "iterations", "batch",
-                                                     "aux_weight", "oversample_near_two_wheelers")} | {"init_from": str(args.init_from)}),
+                                                     "aux_weight", "oversample_near_two_wheelers", "two_wheeler_weight")} | {"init_from": str(args.init_from)}),
         }
         if args.calibrate_scores:
             held_out = list(load_frames([args.calibrate_scores], args.pos_radius, args.ignore_radius).values())
-            shift, best, table = calibrate_scores(model, held_out, device)
+            shift, best, table = calibrate_scores(model, held_out, device, args.calibration_near_recall)
             with torch.no_grad():
                 # conv_cls channel a·4 + k holds class k of anchor a (safety40_torch.candidate_major).
                 model.bbox_head.conv_cls.bias += torch.tensor(shift, dtype=model.bbox_head.conv_cls.bias.dtype,
                                                               device=device).repeat(ref.ANCHORS)
             metadata["score_calibration"] = json.dumps({
                 "logit_shift": shift, "threshold_before": best, "fitted_on": str(args.calibrate_scores),
+                "near_recall_target": args.calibration_near_recall,
                 "frames": len(held_out), "f1_by_threshold": table}, sort_keys=True)
             print(f"score calibration: F1-best threshold {best:.2f} on {len(held_out)} frames → logit shifts "
-                  + ", ".join(f"{v:+.4f}" for v in shift) + f" (F1 at 0.60: {table['per_class_f1_at_0.60']:.4f})", flush=True)
+                  + ", ".join(f"{v:+.4f}" for v in shift) + f" (F1 at 0.60: {table['per_class_f1_at_0.60']:.4f}, "
+                  f"recall inside 10 m {table['recall_10m_at_0.60']:.4f})", flush=True)
         if val:
             metadata["validation"] = json.dumps(evaluate(model, val, device), sort_keys=True)
         if args.evaluation:
