@@ -61,7 +61,11 @@ class TrainerTests(unittest.TestCase):
                 if not (-10 <= g[0] <= 10 and -0.5 <= g[1] <= 39):
                     continue
                 nearest = np.argmin(np.hypot(T.CELL_CENTRES[:, 0] - g[0], T.CELL_CENTRES[:, 1] - g[1]))
-                self.assertTrue((frame.labels[nearest * 8 : nearest * 8 + 8] >= 0).all())
+                anchors = frame.labels[nearest * 8 : nearest * 8 + 8]
+                if T.in_view(box):
+                    self.assertTrue((anchors >= 0).all())  # positive (its own or a nearer box's), never ignored
+                else:
+                    self.assertTrue((anchors != 4).all())  # out of the network's view: never taught as background
 
     def test_near_matching_restricts_both_sides(self) -> None:
         """evaluation.md "inside 10 m": a truth at 9.6 m whose prediction lies at 10.1 m is a near miss."""
