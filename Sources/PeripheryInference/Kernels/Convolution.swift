@@ -105,6 +105,15 @@ func im2col(_ conv: Convolution, _ input: Tensor, outputWidth: Int, columns: Ran
                         if lo > 0 { dst.update(repeating: 0, count: lo) }
                         if s == 1 {
                             (dst + lo).update(from: src + lo, count: hi - lo)
+                        } else if s == 2 {
+                            // Even lanes of 16 contiguous inputs, while all 16 lie inside the row.
+                            var j = lo
+                            while j + 8 <= hi && first + 2 * j + 16 <= w {
+                                let pair = UnsafeRawPointer(src + 2 * j).loadUnaligned(as: SIMD16<Float>.self)
+                                UnsafeMutableRawPointer(dst + j).storeBytes(of: pair.evenHalf, as: SIMD8<Float>.self)
+                                j += 8
+                            }
+                            while j < hi { dst[j] = src[2 * j]; j += 1 }
                         } else {
                             for j in lo..<hi { dst[j] = src[j * s] }
                         }
