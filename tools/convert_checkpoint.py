@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import hashlib
-import os
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -138,9 +137,9 @@ def convert(checkpoint: Path, output: Path, dtype: str = "f32", drop: Sequence[s
     folded = [spec.name for spec in s40.conv_specs() if spec.bn and f"{spec.name}.bias" in out]
     parameters = sum(v.size for k, v in out.items() if not k.endswith(("running_mean", "running_var")))
     metadata = {
-        "architecture": "safety40-fastbev-r18", "format": "safety40-weights-v1",
+        **s40.WEIGHTS_METADATA,
         "bn_folded": "true" if len(folded) == sum(1 for s in s40.conv_specs() if s.bn) else "false" if not folded else "partly",
-        "classes": "light_vehicle,large_vehicle,two_wheeler,pedestrian", "parameter_count": str(parameters),
+        "parameter_count": str(parameters),
         "trained": "true", "training_data": "unknown (converted)",
         "provenance": f"converted from PyTorch checkpoint {checkpoint.name} by tools/convert_checkpoint.py",
         "source": "pytorch-checkpoint", "source_file": checkpoint.name,
@@ -150,9 +149,7 @@ def convert(checkpoint: Path, output: Path, dtype: str = "f32", drop: Sequence[s
                 f"{counts['dropped']} dropped by --drop",
     }
     output.parent.mkdir(parents=True, exist_ok=True)
-    temporary = output.with_name(output.name + ".partial")
-    s40.write_safetensors(temporary, out, metadata)
-    os.replace(temporary, output)
+    s40.write_safetensors(output, out, metadata)
     return metadata
 
 

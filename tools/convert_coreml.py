@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 import warnings
 from collections import Counter, defaultdict
@@ -293,8 +292,7 @@ def convert(backbone: Path, head: Path, output: Path, dtype: str = "auto") -> Di
     tensors = {name: value.astype(numpy_type) for name, value in tensors.items()}
     parameters = sum(int(v.size) for v in tensors.values())
     metadata = {
-        "architecture": "safety40-fastbev-r18", "format": "safety40-weights-v1", "bn_folded": "true",
-        "classes": "light_vehicle,large_vehicle,two_wheeler,pedestrian", "parameter_count": str(parameters),
+        **s40.WEIGHTS_METADATA, "bn_folded": "true", "parameter_count": str(parameters),
         "trained": "true", "training_data": "unknown (converted)",
         "provenance": f"converted from Core ML packages {backbone.name} + {head.name} by tools/convert_coreml.py",
         "source": "coreml", "converter": "tools/convert_coreml.py", "converter_version": CONVERTER_VERSION,
@@ -305,9 +303,7 @@ def convert(backbone: Path, head: Path, output: Path, dtype: str = "auto") -> Di
         "folded_by_converter": "true" if folded_here else "false", "dtype": dtype.upper(),
     }
     output.parent.mkdir(parents=True, exist_ok=True)
-    temporary = output.with_name(output.name + ".partial")
-    s40.write_safetensors(temporary, tensors, metadata)
-    os.replace(temporary, output)
+    s40.write_safetensors(output, tensors, metadata)
     return metadata
 
 

@@ -191,13 +191,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"parameter count {count} != {s40.EXPECTED_TOTAL_PARAMETERS}", file=sys.stderr)
         return 1
     metadata = {
-        "architecture": "safety40-fastbev-r18",
-        "classes": "light_vehicle,large_vehicle,two_wheeler,pedestrian",
+        **s40.WEIGHTS_METADATA,
         "trained_focal_px": "565.6",
         "provenance": f"seeded random initialisation (seed {args.seed}) by tools/make_weights.py — NOT trained; "
                       "outputs are not detections of real vehicles",
         "trained": "false",
-        "format": "safety40-weights-v1",
         "bn_folded": "false",
         "parameter_count": str(s40.EXPECTED_TOTAL_PARAMETERS),
     }

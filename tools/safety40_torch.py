@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import struct
 import sys
 from pathlib import Path
@@ -51,6 +52,9 @@ EXPECTED_BACKBONE_PARAMETERS = 11_176_512
 EXPECTED_FPN_FUSE_PARAMETERS = 357_440
 
 BN_EPS = 1e-5
+# Metadata every Safety40 weight file carries (docs/weights.md).
+WEIGHTS_METADATA = {"architecture": "safety40-fastbev-r18", "format": "safety40-weights-v1",
+                    "classes": "light_vehicle,large_vehicle,two_wheeler,pedestrian"}
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LUT = REPO_ROOT / "Sources/PeripheryInference/Resources/Conformance/selfcheck_lut.bin"
 
@@ -187,6 +191,13 @@ class AnchorHead(nn.Module):
         return self.conv_cls(bev), self.conv_reg(bev), self.conv_dir_cls(bev)
 
 
+def lut_gather(features: torch.Tensor, index: torch.Tensor, visibility: torch.Tensor) -> torch.Tensor:
+    """ProjectionLUT gather: features [1,64,64,128] → volume [1,64,41,80,2]; invisible voxels 0."""
+    flat = features.reshape(-1, FEATURE_C, FEATURE_H * FEATURE_W)
+    vol = torch.index_select(flat, 2, index) * visibility.to(features.dtype)
+    return vol.reshape(-1, FEATURE_C, GRID_X, GRID_Y, GRID_Z)
+
+
 def candidate_major(x: torch.Tensor, per_anchor: int) -> torch.Tensor:
     """[1, 8·C, 21, 40] → [6720, C] with row (ix·40 + iy)·8 + a and column k = channel a·C + k."""
     return x.permute(0, 2, 3, 1).reshape(-1, per_anchor)
@@ -243,10 +254,8 @@ class Safety40(nn.Module):
         return self.neck_fuse_0(torch.cat(up, dim=1))
 
     def gather(self, features: torch.Tensor) -> torch.Tensor:
-        """ProjectionLUT gather: features [1,64,64,128] → volume [1,64,41,80,2]; invisible voxels 0."""
-        flat = features.reshape(-1, FEATURE_C, FEATURE_H * FEATURE_W)
-        vol = torch.index_select(flat, 2, self.lut_index) * self.lut_visibility.to(features.dtype)
-        return vol.reshape(-1, FEATURE_C, GRID_X, GRID_Y, GRID_Z)
+        """ProjectionLUT gather through the installed LUT (``lut_gather``)."""
+        return lut_gather(features, self.lut_index, self.lut_visibility)
 
     def head(self, volume: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """neck_3d + bbox_head: volume → (bev, classes [6720,4], boxes [6720,9], directions [6720,2])."""
@@ -329,7 +338,8 @@ def write_safetensors(path: Path | str, tensors: Dict[str, np.ndarray], metadata
 
     Tensors are laid out in name order; the header is compact JSON with ``__metadata__`` first and
     keys sorted, padded with spaces to a multiple of 8 bytes (the safetensors rules). The upstream
-    writer orders the metadata by hash, so two runs would differ in the header bytes.
+    writer orders the metadata by hash, so two runs would differ in the header bytes. The file is
+    written under a temporary name and renamed, so it is never seen half-written.
     """
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
         raise TypeError("safetensors metadata must map str to str")
@@ -348,7 +358,10 @@ def write_safetensors(path: Path | str, tensors: Dict[str, np.ndarray], metadata
     text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     text += b" " * (-len(text) % 8)
     data = struct.pack("<Q", len(text)) + text + b"".join(blobs)
-    Path(path).write_bytes(data)
+    path = Path(path)
+    temporary = path.with_name(path.name + ".partial")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
     return data
 
 

@@ -64,8 +64,14 @@ class Config:
     """Stands in for an mmcv Config pickled beside the weights."""
 
 
-def swift(weights: Path):
-    return [vp.swift_outputs(BIN, weights, case.calibration, case.image, TMP) for case in IMAGES]
+def round_trip(weights: Path, label: str):
+    """(swift, reference, relative error per output) for every input; the errors are printed."""
+    out = []
+    for got, want in zip((vp.swift_outputs(BIN, weights, case.calibration, case.image, TMP) for case in IMAGES), REFERENCE):
+        errors = {key: vp.relative_error(got[key], want[key]) for key in vp.OUTPUTS}
+        print(f"\n  {label} round trip, relative errors: {errors}", file=sys.stderr)
+        out.append((got, want, errors))
+    return out
 
 
 class CheckpointRoundTrip(unittest.TestCase):
@@ -79,9 +85,7 @@ class CheckpointRoundTrip(unittest.TestCase):
         metadata = ck.convert(path, out)
         self.assertEqual(metadata["state_dict_at"], "state_dict")
         self.assertEqual(metadata["bn_folded"], "false")
-        for got, want in zip(swift(out), REFERENCE):
-            errors = {key: vp.relative_error(got[key], want[key]) for key in vp.OUTPUTS}
-            print(f"\n  checkpoint round trip, relative errors: {errors}", file=sys.stderr)
+        for got, want, errors in round_trip(out, "checkpoint"):
             for key in vp.OUTPUTS:
                 self.assertLessEqual(errors[key], 1e-4, key)
             self.assertEqual(vp.top_candidates(got["classes"]), vp.top_candidates(want["classes"]))
@@ -161,9 +165,7 @@ class CoreMLRoundTrip(unittest.TestCase):
         self.assertEqual(metadata["folded_by_converter"], "false")
         tensors, _ = s40.read_safetensors(out)
         self.assertEqual(len(tensors), 2 * len(s40.conv_specs()))  # weight + bias per conv, no BN
-        for got, want in zip(swift(out), REFERENCE):
-            errors = {key: vp.relative_error(got[key], want[key]) for key in vp.OUTPUTS}
-            print(f"\n  core ml round trip, relative errors: {errors}", file=sys.stderr)
+        for got, want, errors in round_trip(out, "core ml"):
             for key in vp.HEAD:
                 self.assertLessEqual(errors[key], 2e-2, key)
             self.assertEqual(vp.top_candidates(got["classes"]), vp.top_candidates(want["classes"]))

@@ -6,7 +6,6 @@ Runs on a few frames made here by `periphery synth --network-inputs` (the binary
 """
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys

@@ -695,8 +695,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 0
     if args.export:
         metadata = {
-            "architecture": "safety40-fastbev-r18", "format": "safety40-weights-v1", "bn_folded": "false",
-            "classes": "light_vehicle,large_vehicle,two_wheeler,pedestrian", "trained_focal_px": "565.6",
+            **ref.WEIGHTS_METADATA, "bn_folded": "false", "trained_focal_px": "565.6",
             "parameter_count": str(sum(p.numel() for p in model.parameters())), "trained": "true",
             "training_data": "synthetic",
             "provenance": "trained from scratch by tools/train_synthetic.py on frames of Periphery's synthetic world "

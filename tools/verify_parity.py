@@ -73,13 +73,6 @@ def inputs(random: int, calibration: Path, lut: Tuple[np.ndarray, np.ndarray], f
     return out
 
 
-def gather(features: np.ndarray, lut: Tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """features [1,64,64,128] → volume [1,64,41,80,2] through the LUT; invisible voxels 0."""
-    index, visibility = lut
-    flat = features.reshape(s40.FEATURE_C, -1)[:, index] * visibility.astype(np.float32)
-    return flat.reshape(1, s40.FEATURE_C, s40.GRID_X, s40.GRID_Y, s40.GRID_Z)
-
-
 def torch_outputs(model: s40.Safety40, image: np.ndarray, lut: Tuple[np.ndarray, np.ndarray]) -> Dict[str, np.ndarray]:
     model.set_lut(*lut)
     with torch.no_grad():
@@ -105,7 +98,9 @@ class CoreMLSource:
         out = coreml_program.run(self.backbone, {image_name: image})
         features = next(out[k] for k, v in self.backbone_roles.items() if v == "features")
         volume_name = next(k for k, v in self.head_roles.items() if v == "volume")
-        head = coreml_program.run(self.head, {volume_name: gather(features, lut)})
+        index, visibility = (torch.from_numpy(np.asarray(a)) for a in lut)
+        volume = s40.lut_gather(torch.from_numpy(features), index.long(), visibility.float()).numpy()
+        head = coreml_program.run(self.head, {volume_name: volume})
         result = {"features": features}
         for name, role in self.head_roles.items():
             if role in HEAD:
