@@ -7,7 +7,7 @@ RELEASE := -c release -Xswiftc -enable-testing
 # Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
 DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev
 
-.PHONY: test demo deps build check-cli clean
+.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check
 
 test: deps
 	$(SWIFT) build $(RELEASE)
@@ -38,6 +38,28 @@ check-cli:
 	@test -x "$(BIN)" || { echo "build $(BIN) first"; exit 1; }
 	bash tools/check_cli.sh $(BIN)
 
+# The test suite under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in its
+# own build folder (docs/reliability.md). Optimised like `make test`, or the parity tests take hours.
+# SWIFT_BACKTRACE=enable=no: the sanitizers report, not Swift's backtracer.
+test-asan: deps
+	$(SWIFT) build $(RELEASE) --build-tests --scratch-path .build/asan --sanitize=address
+	SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp \
+		$(SWIFT) test $(RELEASE) --skip-build --scratch-path .build/asan --sanitize=address
+
+test-tsan: deps
+	$(SWIFT) build $(RELEASE) --build-tests --scratch-path .build/tsan --sanitize=thread
+	SWIFT_BACKTRACE=enable=no TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test $(RELEASE) --skip-build --scratch-path .build/tsan --sanitize=thread
+
+# LeakSanitizer over `periphery run` on the test drive, `track` and `detect` (leaks fail the run).
+leak-check: deps
+	$(SWIFT) build -c release --scratch-path .build/asan --sanitize=address --product periphery
+	rm -rf .build/leak-check && mkdir -p .build/leak-check && cp -r Tests/cli/drive .build/leak-check/drive
+	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 .build/asan/release/periphery run .build/leak-check/drive --render
+	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 .build/asan/release/periphery track --detections Tests/cli/detections.jsonl --out .build/leak-check/tracks.jsonl
+	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 .build/asan/release/periphery detect docs/sample/synthetic/frame.png \
+		--calibration docs/sample/synthetic/calibration.json --json .build/leak-check/d.json --overlay .build/leak-check/o.png
+	@echo "leak-check: no leaks reported"
+
 clean:
 	rm -rf .build
 
@@ -63,3 +85,27 @@ $(VENV)/.stamp: tools/requirements.txt
 	$(VENV)/bin/python -m pip install --upgrade pip
 	$(VENV)/bin/python -m pip install -r tools/requirements.txt
 	touch $@
+
+# --- Fuzzing (Fuzz/, docs/reliability.md): libFuzzer with AddressSanitizer over every parser.
+# `make fuzz` runs each harness for FUZZ_SECONDS; `make -j2 fuzz` runs two at once. New inputs go
+# to .build/fuzz-corpus/HARNESS (seeded from Fuzz/Corpus/HARNESS), crashes and hangs to
+# .build/fuzz-findings/HARNESS/. Replay one input: .build/fuzz/release/periphery-fuzz HARNESS FILE.
+FUZZ_SECONDS ?= 600
+FUZZ_HARNESSES := safetensors image calibration drive-csv detection-stream
+FUZZ_BIN := .build/fuzz/release/periphery-fuzz
+
+.PHONY: fuzz fuzz-build $(addprefix fuzz-,$(FUZZ_HARNESSES))
+
+fuzz: $(addprefix fuzz-,$(FUZZ_HARNESSES))
+
+# lld: gold cannot link the sanitizer runtime with Swift's debug information.
+fuzz-build: deps
+	PERIPHERY_FUZZ=1 $(SWIFT) build -c release --scratch-path .build/fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld --product periphery-fuzz
+
+$(addprefix fuzz-,$(FUZZ_HARNESSES)): fuzz-%: fuzz-build
+	mkdir -p .build/fuzz-corpus/$* .build/fuzz-findings/$*
+	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) $* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+		-print_final_stats=1 -artifact_prefix=.build/fuzz-findings/$*/ .build/fuzz-corpus/$* Fuzz/Corpus/$* \
+		> .build/fuzz-findings/$*.log 2>&1; \
+	status=$$?; tail -n 12 .build/fuzz-findings/$*.log; exit $$status

@@ -41,3 +41,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer harnesses (Fuzz/, `make fuzz`): only with PERIPHERY_FUZZ=1, because the executable
+// links only with -sanitize=fuzzer, which supplies LLVMFuzzerRunDriver.
+if Context.environment["PERIPHERY_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(
+        name: "periphery-fuzz", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"],
+        path: "Fuzz/Harnesses"))
+}

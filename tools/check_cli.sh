@@ -92,4 +92,30 @@ if "$bin" detect docs/sample/frame.png --calibration docs/calibration/comma-eon.
     echo "detect accepted a frame of the wrong size"; exit 1
 fi
 grep -q "640x400" "$out/err.txt"
+# Outputs are never half-written: a full disk, a file-size limit or a closed pipe is an error with
+# a message and exit status 1, and no partial file (or temporary file) is left behind.
+expect_failure() {  # expect_failure MESSAGE-PATTERN COMMAND...
+    local pattern=$1; shift
+    if "$@" 2> "$out/err.txt"; then echo "accepted: $*"; exit 1; fi
+    grep -q "$pattern" "$out/err.txt" || { echo "unexpected message for $*:"; cat "$out/err.txt"; exit 1; }
+}
+expect_failure "standard output: No space left on device" bash -c "\"$bin\" track --detections Tests/cli/detections.jsonl > /dev/full"
+expect_failure "standard output: No space left on device" bash -c "\"$bin\" selfcheck > /dev/full"
+mkdir -p "$out/limited"
+expect_failure "cannot write (write: File too large)" bash -c "ulimit -f 1; \"$bin\" track --detections Tests/cli/detections.jsonl --out \"$out/limited/tracks.jsonl\""
+expect_failure "o.png: write failed" bash -c "ulimit -f 8; \"$bin\" detect docs/sample/frame.png --calibration docs/sample/calibration.json --overlay \"$out/limited/o.png\" > /dev/null"
+test -z "$(ls -A "$out/limited")" || { echo "partial output left behind:"; ls -la "$out/limited"; exit 1; }
+python3 - "$bin" <<'PY'
+import subprocess, sys
+p = subprocess.Popen([sys.argv[1], "track", "--detections", "Tests/cli/detections.jsonl"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+p.stdout.close()  # the reader goes away before the first line
+err = p.stderr.read().decode()
+assert p.wait() == 1 and "standard output: Broken pipe" in err, (p.returncode, err)
+print("outputs: full disk, file-size limit and closed pipe are errors; no partial files")
+PY
+
+# Long drives: the tracker over 100,000 synthetic frames with anomalies keeps flat memory and
+# resets on every anomaly (soak exits 1 otherwise).
+"$bin" soak --frames 100000
+
 echo "CLI checks passed"

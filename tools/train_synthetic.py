@@ -577,9 +577,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--training-hours", default="", help="provenance: wall-clock hours and machine (metadata only)")
     ap.add_argument("--aux-weight", type=float, default=1.0, help="weight of the auxiliary vehicle-pixel loss (0: off)")
     ap.add_argument("--init-from", type=Path, help="start from this checkpoint's network weights (not its optimiser)")
-    ap.add_argument("--calibrate-scores", type=Path,
-                    help="before export, shift the class logits so that the F1-best threshold on this held-out "
-                         "dataset becomes 0.60 (Platt-style bias, folded into bbox_head.conv_cls.bias)")
+    ap.add_argument("--calibrate-scores", type=Path, nargs="+", metavar="DIR",
+                    help="before export, shift the class logits so that the F1-best threshold on these held-out "
+                         "datasets becomes 0.60 (Platt-style bias, folded into bbox_head.conv_cls.bias)")
     ap.add_argument("--oversample-near-two-wheelers", type=int, default=1, metavar="TIMES",
                     help="frames with an in-view two-wheeler within 12 m appear this many times per epoch")
     ap.add_argument("--calibration-near-recall", type=float, default=0.0, metavar="R",
@@ -708,14 +708,14 @@ def main(argv: Optional[List[str]] = None) -> int:
                                                      "aux_weight", "oversample_near_two_wheelers", "two_wheeler_weight")} | {"init_from": str(args.init_from)}),
         }
         if args.calibrate_scores:
-            held_out = list(load_frames([args.calibrate_scores], args.pos_radius, args.ignore_radius).values())
+            held_out = list(load_frames(args.calibrate_scores, args.pos_radius, args.ignore_radius).values())
             shift, best, table = calibrate_scores(model, held_out, device, args.calibration_near_recall)
             with torch.no_grad():
                 # conv_cls channel a·4 + k holds class k of anchor a (safety40_torch.candidate_major).
                 model.bbox_head.conv_cls.bias += torch.tensor(shift, dtype=model.bbox_head.conv_cls.bias.dtype,
                                                               device=device).repeat(ref.ANCHORS)
             metadata["score_calibration"] = json.dumps({
-                "logit_shift": shift, "threshold_before": best, "fitted_on": str(args.calibrate_scores),
+                "logit_shift": shift, "threshold_before": best, "fitted_on": [str(d) for d in args.calibrate_scores],
                 "near_recall_target": args.calibration_near_recall,
                 "frames": len(held_out), "f1_by_threshold": table}, sort_keys=True)
             print(f"score calibration: F1-best threshold {best:.2f} on {len(held_out)} frames → logit shifts "

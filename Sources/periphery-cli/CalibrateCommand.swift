@@ -78,7 +78,7 @@ enum CalibrateCommand: Command {
             pose.pitch = pitch
             if args.flag("apply-yaw"), let yaw = window.yaw { pose.yaw = yaw }
             let out = args.value("out") ?? path + "/calibration-estimated.json"
-            try CalibrationFile.encode(CameraSetup(intrinsics: intrinsics, pose: pose)).write(to: URL(fileURLWithPath: out), options: .atomic)
+            try OutputFile.write(CalibrationFile.encode(CameraSetup(intrinsics: intrinsics, pose: pose)), to: out)
             printError("wrote \(out)")
         } else {
             printError("not converged (\(window.samples) of \(window.profile.samplesToApply) pairs): no calibration written")

@@ -55,10 +55,10 @@ enum DetectCommand: Command {
 
         let json = DecodeCommand.detectionsJSON(result.detections) + "\n"
         if let out = args.value("json") {
-            try write(Data(json.utf8), to: out)
+            try OutputFile.write(Data(json.utf8), to: out)
             printError("\(result.detections.count) detections -> \(out)")
         } else {
-            FileHandle.standardOutput.write(Data(json.utf8))
+            try OutputFile.writeStandardOutput(Data(json.utf8))
         }
         let vehicles = FrameRendering.vehicles(from: result.detections)
         if let out = args.value("overlay") {
@@ -71,13 +71,5 @@ enum DetectCommand: Command {
             printError("bird's-eye view -> \(out)")
         }
         return 0
-    }
-
-    static func write(_ data: Data, to path: String) throws {
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CLIError("\(path): cannot write (\(error.localizedDescription))")
-        }
     }
 }

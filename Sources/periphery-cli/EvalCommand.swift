@@ -63,7 +63,7 @@ enum EvalCommand: Command {
             if matchPath != nil { matchLines.append(Self.matchLine(frame: index, match)) }
         }
         if let matchPath {
-            try Data(matchLines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: matchPath), options: .atomic)
+            try OutputFile.write(Data(matchLines.map { $0 + "\n" }.joined().utf8), to: matchPath)
         }
         print(args.flag("json") ? evaluation.report.json : evaluation.report.description)
         if weights.metadata["trained"] == "false" { printError("note: untrained test weights - these numbers measure nothing") }

@@ -25,11 +25,7 @@ enum LUTCommand: Command {
         let calibration = CameraCalibration(try CalibrationFile.load(path: calibrationPath))
         warnIfFocalMismatched(calibration)
         let lut = ProjectionLUT(calibration: calibration)
-        do {
-            try Data(lut.serialized).write(to: URL(fileURLWithPath: out), options: .atomic)
-        } catch {
-            throw CLIError("\(out): cannot write (\(error.localizedDescription))")
-        }
+        try OutputFile.write(Data(lut.serialized), to: out)
         print("visible fraction \(String(format: "%.6f", lut.visibleFraction)) (\(lut.visibleCount)/\(lut.count) voxels) -> \(out)")
         return 0
     }

@@ -3,7 +3,8 @@ import Foundation
 /// `periphery`: a thin command line over the Periphery libraries.
 let commands: [any Command.Type] = [
     SelfCheckCommand.self, DetectCommand.self, RunCommand.self, TrackCommand.self, LUTCommand.self, DecodeCommand.self,
-    SynthCommand.self, EvalCommand.self, CalibrateCommand.self, ForwardCommand.self, BenchCommand.self, InfoCommand.self,
+    SynthCommand.self, EvalCommand.self, CalibrateCommand.self, ForwardCommand.self, BenchCommand.self, SoakCommand.self,
+    InfoCommand.self,
 ]
 
 let usage = """
@@ -16,6 +17,11 @@ let usage = """
 
     Run `periphery <command> --help` for a command's options.
     """
+
+// A closed pipe or an exceeded file-size limit must come back as a write error with a message
+// (OutputFile), not as a signal that kills the process silently.
+signal(SIGPIPE, SIG_IGN)
+signal(SIGXFSZ, SIG_IGN)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, !["--help", "-h", "help"].contains(name) else {
@@ -32,7 +38,9 @@ if rest.contains("--help") || rest.contains("-h") {
     exit(0)
 }
 do {
-    exit(try command.run(rest))
+    let status = try command.run(rest)
+    try OutputFile.checkStandardOutput()
+    exit(status)
 } catch {
     printError("error: \(error)")
     exit(1)

@@ -69,9 +69,18 @@ struct CalibrationFileTests {
 
     struct Bad: Sendable, CustomTestStringConvertible {
         var name: String
-        var data: Data
         var error: CalibrationError
         var testDescription: String { name }
+        /// Held as an array: LeakSanitizer cannot follow the packed pointers of a `Data` held in a
+        /// static, and reports it as leaked (`make test-asan`).
+        private var bytes: [UInt8]
+        var data: Data { Data(bytes) }
+
+        init(name: String, data: Data, error: CalibrationError) {
+            self.name = name
+            self.error = error
+            bytes = Array(data)
+        }
     }
 
     static let badFiles: [Bad] = [

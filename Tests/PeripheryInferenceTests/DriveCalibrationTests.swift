@@ -44,6 +44,19 @@ import Testing
         #expect(d.skipped.contains { $0.line == 5 && $0.reason.contains("longer than") })
     }
 
+    /// A frame size of 1e300 or NaN once trapped converting to Int (found by review while the
+    /// fuzz harnesses were written): now the row keeps its time and loses its camera.
+    @Test(arguments: ["1e300", "nan", "320.5", "-inf"])
+    func aFrameSizeThatIsNotAnIntegerSkipsTheCamera(width: String) throws {
+        let k = "240.0,0,160.0,0,240.0,100.0,0,0,1"
+        let csv = "pts,k00,k01,k02,k10,k11,k12,k20,k21,k22,width,height\n1.0,\(k),320,200\n1.1,\(k),\(width),200\n"
+        let table = try CSVTable(data: Data(csv.utf8), path: "/d/frames.csv")
+        let drive = try DriveDirectory(path: "/d", pictures: ["/d/0.png", "/d/1.png"], frames: table, motion: nil, location: nil)
+        #expect(drive.frames.map(\.timestamp) == [1.0, 1.1])
+        #expect(drive.frames[0].intrinsics?.width == 320 && drive.frames[1].intrinsics == nil)
+        #expect(drive.skipped == [SkippedRow(path: "/d/frames.csv", line: 3, reason: "width and height must be integers")])
+    }
+
     @Test(arguments: [
         ("t,gx,gy,gz,rx,ry\n0,0,0,-1,0,0\n", nil, "motion.csv", "rz"),
         (nil, "t,course\n0,90\n", "location.csv", "speed"),

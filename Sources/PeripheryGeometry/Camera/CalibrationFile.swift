@@ -11,11 +11,18 @@ import PeripheryCore
 /// `intrinsics` may give `"K": [[fx, s, cx], [0, fy, cy], [0, 0, 1]]` (row-major) instead of the four
 /// numbers; `mount` may add `"lateral_offset_m"` (default 0). Every other field is required.
 public enum CalibrationFile {
+    /// Largest accepted calibration file, bytes (a real one is under 1 KB).
+    public static let maxFileSize = 1 << 20
+
     /// Reads and validates a calibration file.
     ///
     /// - Throws: `CalibrationError.unreadable` if the file cannot be read or parsed, otherwise
     ///   `CalibrationError.inFile` wrapping the error that names the bad field.
     public static func load(path: String) throws(CalibrationError) -> CameraSetup {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if let size = attributes?[.size] as? Int, size > maxFileSize {
+            throw .unreadable(path: path, reason: "\(size) bytes exceeds the \(maxFileSize)-byte limit")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -34,6 +41,9 @@ public enum CalibrationFile {
     ///
     /// - Throws: `CalibrationError` naming the field (e.g. `intrinsics.fx`, `mount.height_m`).
     public static func parse(_ data: Data) throws(CalibrationError) -> CameraSetup {
+        guard data.count <= maxFileSize else {
+            throw .unreadable(path: "<calibration>", reason: "\(data.count) bytes exceeds the \(maxFileSize)-byte limit")
+        }
         let root: Any
         do {
             root = try JSONSerialization.jsonObject(with: data)

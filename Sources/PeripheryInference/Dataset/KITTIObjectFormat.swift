@@ -81,8 +81,8 @@ public enum KITTIObjectFormat {
         try? FileManager.default.removeItem(atPath: kittiImage)
         try FileManager.default.linkItem(atPath: image, toPath: kittiImage)
         let text = labels.map { labelLine($0, setup: setup) }.joined(separator: "\n") + (labels.isEmpty ? "" : "\n")
-        try Data(text.utf8).write(to: URL(fileURLWithPath: dataset.file("label_2", index, "txt")), options: .atomic)
-        try Data(calibText(setup).utf8).write(to: URL(fileURLWithPath: dataset.file("calib", index, "txt")), options: .atomic)
+        try AtomicFile.write(Data(text.utf8), to: dataset.file("label_2", index, "txt"))
+        try AtomicFile.write(Data(calibText(setup).utf8), to: dataset.file("calib", index, "txt"))
     }
 
     /// KITTI type names read as our labels.

@@ -67,6 +67,6 @@ extension SyntheticDataset {
     public func writeNetworkInput(index: Int, image: RGBImage, setup: CameraSetup, preprocessor: Preprocessor) throws {
         try FileManager.default.createDirectory(atPath: "\(path)/network", withIntermediateDirectories: true)
         let record = try NetworkInputRecord(image: image, setup: setup, preprocessor: preprocessor)
-        try record.serialized().write(to: URL(fileURLWithPath: file("network", index, "bin")), options: .atomic)
+        try AtomicFile.write(record.serialized(), to: file("network", index, "bin"))
     }
 }

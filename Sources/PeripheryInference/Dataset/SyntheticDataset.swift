@@ -51,7 +51,7 @@ public struct SyntheticDataset: Sendable {
             try FileManager.default.createDirectory(atPath: "\(path)/\(folder)", withIntermediateDirectories: true)
         }
         try ImageFile.writePNG(image, to: file("images", index, "png"))
-        try CalibrationFile.encode(setup).write(to: URL(fileURLWithPath: file("calibration", index, "json")), options: .atomic)
+        try AtomicFile.write(CalibrationFile.encode(setup), to: file("calibration", index, "json"))
         precondition(ids == nil || ids?.count == labels.count, "one id per label")
         let vehicles: [[String: Any]] = labels.enumerated().map { i, l in
             let b = l.box
@@ -64,7 +64,7 @@ public struct SyntheticDataset: Sendable {
             return entry
         }
         let data = try JSONSerialization.data(withJSONObject: ["vehicles": vehicles], options: [.sortedKeys])
-        try data.write(to: URL(fileURLWithPath: file("labels", index, "json")), options: .atomic)
+        try AtomicFile.write(data, to: file("labels", index, "json"))
     }
 
     /// Reads one frame's picture, calibration and ground truth.

@@ -90,7 +90,7 @@ public struct SyntheticDriveRecorder: Sendable {
         try write(framesCSV, "frames.csv")
         try write(motionCSV(drive, camera: camera.pose, duration: duration, bias: bias, rng: &rng), "motion.csv")
         try write(locationCSV(drive, duration: duration, rng: &rng), "location.csv")
-        try CalibrationFile.encode(camera).write(to: URL(fileURLWithPath: dataset.path + "/calibration.json"), options: .atomic)
+        try AtomicFile.write(CalibrationFile.encode(camera), to: dataset.path + "/calibration.json")
         let truth: [String: Any] = [
             "kind": "periphery-synthetic-drive", "seed": drive.seed, "fps": fps, "frames": frames,
             "mount": [
@@ -106,7 +106,7 @@ public struct SyntheticDriveRecorder: Sendable {
     }
 
     func write(_ text: String, _ name: String) throws {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: "\(dataset.path)/\(name)"), options: .atomic)
+        try AtomicFile.write(Data(text.utf8), to: "\(dataset.path)/\(name)")
     }
 
     /// `t,gx,gy,gz,ax,ay,az,rx,ry,rz,qx,qy,qz,qw,gravity_pitch,roll,heading` at the motion rate.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Rows that cannot be used are not fatal: each is reported with its line number and skipped, as
 /// a recorder's files are expected to end mid-row after a crash. A missing column is an error.
-struct CSVTable {
+package struct CSVTable {
     /// Column index by header name.
     let columns: [String: Int]
     /// Data rows with their 1-based line numbers.
@@ -21,12 +21,18 @@ struct CSVTable {
     ///
     /// - Throws: `DriveError` if the file cannot be read, is too large or has no header.
     init(path: String) throws(DriveError) {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let size = attributes?[.size] as? Int, size > CSVTable.maxFileSize {
-            throw .unreadable(path: path, reason: "\(size) bytes exceeds the \(CSVTable.maxFileSize)-byte limit")
+        switch FileBytes.read(path: path, limit: CSVTable.maxFileSize) {
+        case let .success(data): try self.init(data: data, path: path)
+        case let .failure(failure): throw .unreadable(path: path, reason: failure.description)
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "cannot read file")
+    }
+
+    /// Parses a file held in memory; `path` names it in errors.
+    ///
+    /// - Throws: `DriveError` if the bytes are too many, not UTF-8 or hold no header.
+    package init(data: Data, path: String) throws(DriveError) {
+        guard data.count <= CSVTable.maxFileSize else {
+            throw .unreadable(path: path, reason: "\(data.count) bytes exceeds the \(CSVTable.maxFileSize)-byte limit")
         }
         guard let text = String(data: data, encoding: .utf8) else { throw .unreadable(path: path, reason: "not UTF-8") }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().makeIterator()

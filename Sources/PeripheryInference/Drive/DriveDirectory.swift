@@ -60,12 +60,27 @@ public struct DriveDirectory: Sendable {
             pictures = framePictures(in: inner)
         }
         guard !pictures.isEmpty else { throw .noFrames(path: path) }
+        func table(_ name: String) throws(DriveError) -> CSVTable? {
+            let file = url.appendingPathComponent(name).path
+            return FileManager.default.fileExists(atPath: file) ? try CSVTable(path: file) : nil
+        }
+        try self.init(
+            path: path, pictures: pictures.map { frameFolder.appendingPathComponent($0).path },
+            frames: try table("frames.csv"), motion: try table("motion.csv"), location: try table("location.csv"), fps: fps)
+    }
+
+    /// A drive from its frame files and its CSV tables, already read (`path` names the drive and,
+    /// joined with the tables' names, their rows in `skipped`).
+    ///
+    /// - Throws: `DriveError.missingColumn` if a table lacks a required column.
+    package init(path: String, pictures: [String], frames framesTable: CSVTable?, motion motionTable: CSVTable?,
+                 location locationTable: CSVTable?, fps: Double = 10) throws(DriveError) {
+        let url = URL(fileURLWithPath: path)
         var skipped: [SkippedRow] = []
 
         var cameras: [(pts: Double, intrinsics: CameraIntrinsics?)] = []
         let framesCSV = url.appendingPathComponent("frames.csv").path
-        if FileManager.default.fileExists(atPath: framesCSV) {
-            let table = try CSVTable(path: framesCSV)
+        if let table = framesTable {
             skipped += table.skippedRows(in: framesCSV)
             let pts = try table.column("pts", in: framesCSV)
             let k = try ["k00", "k01", "k02", "k10", "k11", "k12", "k20", "k21", "k22"].map { name throws(DriveError) in
@@ -82,8 +97,14 @@ public struct DriveDirectory: Sendable {
                 let values = k.compactMap { DriveDirectory.number(row.fields, $0) }
                 if values.count == 9, let w = DriveDirectory.number(row.fields, width), let h = DriveDirectory.number(row.fields, height),
                    let matrix = Matrix3(rowMajor: [Array(values[0..<3]), Array(values[3..<6]), Array(values[6..<9])]) {
+                    // Int(exactly:) and not Int(_:), which traps on 1e300 or NaN.
+                    guard let w = Int(exactly: w), let h = Int(exactly: h) else {
+                        skipped.append(SkippedRow(path: framesCSV, line: row.line, reason: "width and height must be integers"))
+                        cameras.append((t, nil))
+                        continue
+                    }
                     do {
-                        intrinsics = try CameraIntrinsics(K: matrix, width: Int(w), height: Int(h))
+                        intrinsics = try CameraIntrinsics(K: matrix, width: w, height: h)
                     } catch {
                         skipped.append(SkippedRow(path: framesCSV, line: row.line, reason: "intrinsics: \(error)"))
                     }
@@ -96,18 +117,17 @@ public struct DriveDirectory: Sendable {
                     reason: "\(cameras.count) rows for \(pictures.count) frames; frames without a row use 1/fps timing"))
             }
         }
-        frames = pictures.enumerated().map { index, name in
+        frames = pictures.enumerated().map { index, picture in
             let camera = index < cameras.count ? cameras[index] : nil
             return FrameEntry(
-                path: frameFolder.appendingPathComponent(name).path,
+                path: picture,
                 timestamp: camera?.pts ?? Double(index) / fps, intrinsics: camera?.intrinsics)
         }
 
         var rates: [(Double, Double)] = []
         var gyro: [GyroSample] = [], gravity: [(Double, SIMD3<Double>)] = [], headings: [(Double, Double)] = []
         let motionCSV = url.appendingPathComponent("motion.csv").path
-        if FileManager.default.fileExists(atPath: motionCSV) {
-            let table = try CSVTable(path: motionCSV)
+        if let table = motionTable {
             skipped += table.skippedRows(in: motionCSV)
             let columns = try ["t", "gx", "gy", "gz", "rx", "ry", "rz"].map { name throws(DriveError) in
                 try table.column(name, in: motionCSV)
@@ -133,8 +153,7 @@ public struct DriveDirectory: Sendable {
         }
         var speeds: [(Double, Double)] = [], courses: [(Double, Double, Double?)] = []
         let locationCSV = url.appendingPathComponent("location.csv").path
-        if FileManager.default.fileExists(atPath: locationCSV) {
-            let table = try CSVTable(path: locationCSV)
+        if let table = locationTable {
             skipped += table.skippedRows(in: locationCSV)
             let t = try table.column("t", in: locationCSV), speed = try table.column("speed", in: locationCSV)
             let course = try? table.column("course", in: locationCSV)

@@ -19,6 +19,8 @@ public enum ImageFile {
     public static let maxSide = 16_384
     /// Largest accepted pixel count, `width · height` (2²⁸, 768 MiB as RGB8).
     public static let maxPixels = 1 << 28
+    /// Largest accepted file, bytes, checked before it is read.
+    public static let maxFileSize = 1 << 30
 
     /// Whether `width × height` is a size this reader accepts: both sides in `1 ... maxSide` and at
     /// most `maxPixels` pixels.
@@ -31,13 +33,10 @@ public enum ImageFile {
     /// - Throws: `ImageError` naming `path`: `unreadable`, `empty`, `unknownFormat`,
     ///   `badDimensions`, `truncated`, `corrupt` or `unsupported`.
     public static func read(path: String) throws(ImageError) -> RGBImage {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .unreadable(path: path, reason: error.localizedDescription)
+        switch FileBytes.read(path: path, limit: maxFileSize) {
+        case let .success(data): return try decode(data, name: path)
+        case let .failure(failure): throw .unreadable(path: path, reason: failure.description)
         }
-        return try decode(data, name: path)
     }
 
     /// Decodes PNG or JPEG bytes held in memory; `name` stands for the file in errors.

@@ -43,6 +43,6 @@ public struct SafetensorsWriter {
 
     /// Writes the file atomically (temporary name, then rename).
     public func write(to path: String) throws {
-        try serialized().write(to: URL(fileURLWithPath: path), options: .atomic)
+        try AtomicFile.write(serialized(), to: path)
     }
 }

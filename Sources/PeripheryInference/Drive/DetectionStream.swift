@@ -1,0 +1,121 @@
+import Foundation
+import PeripheryCore
+
+/// One line of a recorded detection stream: a frame's time, ego motion and detections.
+public struct RecordedFrame: Sendable, Equatable {
+    /// Frame time, seconds.
+    public var t: Double
+    /// Ego motion since the previous line; nil when the line has none (the tracker is then reset).
+    public var ego: EgoDelta?
+    /// The frame's vehicles in the vehicle frame.
+    public var detections: [Detection]
+}
+
+/// Why a detection stream cannot be read.
+public enum DetectionStreamError: Error, Equatable, CustomStringConvertible {
+    /// The file cannot be read, is too large or is not UTF-8.
+    case unreadable(path: String, reason: String)
+    /// A line breaks the format: `location` is `path:line`.
+    case invalidLine(location: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): "\(path): \(reason)"
+        case let .invalidLine(location, reason): "\(location): \(reason)"
+        }
+    }
+}
+
+/// Reader of the JSON-lines detection streams that `periphery track` replays.
+///
+/// Each line: `{"t": s, "ego": {"dx", "dy", "dyaw", "dt"}, "detections": [{score, label, x, y, z,
+/// length, width, height, yaw}, ...]}`, `ego` optional. Every number must be finite; the limits
+/// below are checked before a line is parsed or a frame's detections are built, so that a hostile
+/// file costs neither unbounded memory nor a tracker step of unbounded work.
+public enum DetectionStream {
+    /// Largest accepted file, bytes.
+    public static let maxFileSize = 1 << 30
+    /// Longest accepted line, bytes.
+    public static let maxLineLength = 4 << 20
+    /// Most detections accepted on one line (the decoder's own output is bounded far below this).
+    public static let maxDetectionsPerFrame = 1_000
+    /// Largest accepted |coordinate| or box dimension, metres: far beyond any camera's range, so
+    /// that the tracker's arithmetic stays finite.
+    public static let maxMagnitude = 1.0e4
+
+    /// Reads every non-empty line of `path`.
+    ///
+    /// - Throws: `DetectionStreamError` naming the file, or the line and field at fault.
+    public static func read(path: String) throws(DetectionStreamError) -> [RecordedFrame] {
+        switch FileBytes.read(path: path, limit: maxFileSize) {
+        case let .success(data): return try parse(data, path: path)
+        case let .failure(failure): throw .unreadable(path: path, reason: failure.description)
+        }
+    }
+
+    /// Parses a whole stream held in memory; `path` stands for the file in errors.
+    ///
+    /// - Throws: `DetectionStreamError` as `read(path:)`.
+    public static func parse(_ data: Data, path: String) throws(DetectionStreamError) -> [RecordedFrame] {
+        guard data.count <= maxFileSize else {
+            throw .unreadable(path: path, reason: "\(data.count) bytes exceeds the \(maxFileSize)-byte limit")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw .unreadable(path: path, reason: "not UTF-8") }
+        var frames: [RecordedFrame] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
+            guard !trimmed.isEmpty else { continue }
+            frames.append(try parseLine(trimmed, at: "\(path):\(index + 1)"))
+        }
+        return frames
+    }
+
+    /// Parses one line; `location` (`path:line`) names it in errors.
+    ///
+    /// - Throws: `DetectionStreamError.invalidLine` naming the field at fault.
+    public static func parseLine(_ line: Substring, at location: String) throws(DetectionStreamError) -> RecordedFrame {
+        func fail(_ reason: String) -> DetectionStreamError { .invalidLine(location: location, reason: reason) }
+        guard line.utf8.count <= maxLineLength else { throw fail("line longer than \(maxLineLength) bytes") }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+            throw fail("not a JSON object")
+        }
+        func number(_ value: Any?, _ field: String, limit: Double = maxMagnitude) throws(DetectionStreamError) -> Double {
+            // NSNumber's "c" type is a JSON boolean, which is not a number here.
+            guard let n = value as? NSNumber, String(cString: n.objCType) != "c", n.doubleValue.isFinite else {
+                throw fail("field '\(field)' must be a finite number")
+            }
+            guard abs(n.doubleValue) <= limit else { throw fail("field '\(field)' is beyond ±\(limit)") }
+            return n.doubleValue
+        }
+        let t = try number(object["t"], "t", limit: .greatestFiniteMagnitude)
+        var ego: EgoDelta?
+        if let raw = object["ego"] {
+            guard let e = raw as? [String: Any] else { throw fail("field 'ego' must be an object") }
+            ego = EgoDelta(
+                dx: try number(e["dx"], "ego.dx"), dy: try number(e["dy"], "ego.dy"),
+                dyaw: try number(e["dyaw"], "ego.dyaw"), dt: try number(e["dt"], "ego.dt"))
+        }
+        guard let list = object["detections"] as? [Any] else { throw fail("field 'detections' must be an array") }
+        guard list.count <= maxDetectionsPerFrame else {
+            throw fail("\(list.count) detections exceed the limit of \(maxDetectionsPerFrame) per line")
+        }
+        var detections: [Detection] = []
+        detections.reserveCapacity(list.count)
+        for (i, item) in list.enumerated() {
+            guard let d = item as? [String: Any] else { throw fail("detections[\(i)] must be an object") }
+            func field(_ name: String) throws(DetectionStreamError) -> Double { try number(d[name], "detections[\(i)].\(name)") }
+            let label = try field("label")
+            guard label == label.rounded(), (0...3).contains(label) else { throw fail("detections[\(i)].label must be 0, 1, 2 or 3") }
+            let score = try field("score")
+            guard (0...1).contains(score) else { throw fail("detections[\(i)].score must be in [0, 1]") }
+            let size = (try field("length"), try field("width"), try field("height"))
+            guard size.0 > 0, size.1 > 0, size.2 > 0 else {
+                throw fail("detections[\(i)]: length, width and height must be positive")
+            }
+            detections.append(Detection(
+                score: Float(score), label: Int(label), x: try field("x"), y: try field("y"), z: try field("z"),
+                length: size.0, width: size.1, height: size.2, yaw: try field("yaw"), candidate: i))
+        }
+        return RecordedFrame(t: t, ego: ego, detections: detections)
+    }
+}

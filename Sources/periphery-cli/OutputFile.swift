@@ -1,0 +1,56 @@
+import Foundation
+import PeripheryInference
+
+/// Where the CLI's results go: files are written whole or not at all, and a failing standard
+/// output (a full disk, a closed pipe) is an error, never a silently short result.
+enum OutputFile {
+    /// Writes `data` to `path` whole or not at all (`AtomicFile`).
+    static func write(_ data: Data, to path: String) throws(CLIError) {
+        do {
+            try AtomicFile.write(data, to: path)
+        } catch {
+            throw CLIError(error.description)
+        }
+    }
+
+    /// Writes `data` to standard output, unbuffered.
+    static func writeStandardOutput(_ data: Data) throws(CLIError) {
+        writeUnchecked(data)
+        try checkStandardOutput()
+    }
+
+    /// Throws when any write to standard output so far has failed.
+    static func checkStandardOutput() throws(CLIError) {
+        if let failure = standardOutputFailure {
+            throw CLIError("standard output: \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// The first failed write's errno. Only the main thread writes results.
+    nonisolated(unsafe) private static var standardOutputFailure: Int32?
+
+    /// Writes to file descriptor 1, remembering the first failure (later writes are dropped).
+    static func writeUnchecked(_ data: Data) {
+        guard standardOutputFailure == nil else { return }
+        data.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(STDOUT_FILENO, base + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    standardOutputFailure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+}
+
+/// One line of results on standard output. It shadows `Swift.print` in this module so that every
+/// result goes through `OutputFile`, whose failures `main` turns into an error and exit status 1
+/// (the C library's buffered `stdout` would lose them).
+func print(_ line: String) {
+    OutputFile.writeUnchecked(Data((line + "\n").utf8))
+}
