@@ -52,7 +52,7 @@ test-tsan: deps
 
 # LeakSanitizer over `periphery run` on the test drive, `track` and `detect` (leaks fail the run).
 leak-check: deps
-	$(SWIFT) build -c release --scratch-path .build/asan --sanitize=address --product periphery
+	$(SWIFT) build $(RELEASE) --scratch-path .build/asan --sanitize=address --product periphery
 	rm -rf .build/leak-check && mkdir -p .build/leak-check && cp -r Tests/cli/drive .build/leak-check/drive
 	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 .build/asan/release/periphery run .build/leak-check/drive --render
 	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 .build/asan/release/periphery track --detections Tests/cli/detections.jsonl --out .build/leak-check/tracks.jsonl

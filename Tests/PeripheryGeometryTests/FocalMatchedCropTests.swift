@@ -83,4 +83,18 @@ struct FocalMatchedCropTests {
             #expect(crop.isFocalMatched == matched, "fx \(fx)")
         }
     }
+
+    /// Fuzzing found `fx = 2.4e62` in a calibration file trapping the crop's conversion to Int
+    /// (`make fuzz-calibration`, Fuzz/Corpus/calibration/fx-2.4e62.json): any finite positive focal
+    /// length now gives a crop inside the frame, and the LUT builds.
+    @Test(arguments: [2.39777e62, 1e300, .greatestFiniteMagnitude, 1e-300, .leastNonzeroMagnitude])
+    func absurdFocalLengthsStillGiveACropInsideTheFrame(fx: Double) throws {
+        let k = try CameraIntrinsics(fx: fx, fy: 240, cx: 160, cy: 1, width: 320, height: 100)
+        let crop = FocalMatchedCrop(intrinsics: k)
+        #expect((1 ... 320).contains(crop.width) && (1 ... 100).contains(crop.height))
+        #expect(crop.x >= 0 && crop.x + crop.width <= 320 && crop.y >= 0 && crop.y + crop.height <= 100)
+        let pose = MountPose(pitchDegrees: -2, rollDegrees: 5, yawDegrees: 0, height: 1.3, forwardOfOrigin: 1.6)
+        let lut = ProjectionLUT(calibration: CameraCalibration(intrinsics: k, pose: pose))
+        #expect(lut.count == Safety40.voxelCount)
+    }
 }

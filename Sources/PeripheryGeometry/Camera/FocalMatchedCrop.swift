@@ -43,8 +43,13 @@ public struct FocalMatchedCrop: Sendable, Hashable {
         networkWidth: Int = Safety40.inputWidth, networkHeight: Int = Safety40.inputHeight
     ) {
         let scale = targetFocal / k.fx
-        let cropW = max(1, min(Int((Double(networkWidth) / scale).rounded()), k.width))
-        let cropH = max(1, min(Int((Double(networkHeight) / scale).rounded()), k.height))
+        // Clamped before the conversion to Int, which traps beyond Int.max: any finite positive
+        // focal length gives a crop, however absurd (found by fuzzing, fx = 2.4e62).
+        func side(_ network: Int, _ frame: Int) -> Int {
+            Int(min(max((Double(network) / scale).rounded(), 1), Double(frame)))
+        }
+        let cropW = side(networkWidth, k.width)
+        let cropH = side(networkHeight, k.height)
         let x0 = Int((k.cx - Double(cropW) / 2).rounded())
         let y0 = Int((k.cy - Double(cropH) / 2).rounded())
         x = min(max(x0, 0), k.width - cropW)
