@@ -3,7 +3,7 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// One camera frame and what is known about it when it arrives.
-public struct PerceptionFrame {
+public struct PerceptionFrame: Sendable {
     /// The picture.
     public var pixels: FramePixels
     /// Capture time, seconds (any monotonic clock).
@@ -85,7 +85,9 @@ public enum PerceptionError: Error, Equatable, CustomStringConvertible {
 /// reset, and fed `EgoDelta(dt: 0)`, when the reference resets it (`tracker.md` §8.6): no previous
 /// frame, no or invalid ego motion, a frame interval ≤ 0 or > 1 s, or an ego `dt` more than 20 ms
 /// off the interval. A frame with a non-finite timestamp resets the tracker and reports no tracks.
-/// One engine per thread; it reuses all its buffers across frames.
+/// One engine per thread; it reuses all its buffers across frames. Engines built from one
+/// `Safety40Weights` share it read-only and run in parallel with the results of each alone
+/// (`ConcurrencyTests`); OpenBLAS's thread count is process-wide, and every engine sets it to 1.
 public final class PerceptionEngine {
     /// Decode operating point; the reference runs live with the plausibility filter on.
     public var settings: DecodeSettings

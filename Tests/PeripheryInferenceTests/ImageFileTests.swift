@@ -123,6 +123,27 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
         }
     }
 
+    /// A PNG within the size limits whose data cannot hold its pixels (deflate expands at most
+    /// 1032-fold) is refused before its pixel buffer is allocated; the smallest real PNG of that
+    /// size still decodes.
+    @Test(arguments: [(16_384, 16_384), (8_000, 2_000), (2_000, 2_000)])
+    func pngTooShortForItsDeclaredSizeIsRefusedBeforeAllocation(width: Int, height: Int) throws {
+        var bytes = try [UInt8](Data(contentsOf: imageFixtures.appendingPathComponent("rgb8.png")))
+        for (offset, value) in [(16, width), (20, height)] {
+            for k in 0 ..< 4 { bytes[offset + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
+        }
+        #expect(throws: ImageError.truncated(path: "claim.png", format: .png)) { try ImageFile.decode(Data(bytes), name: "claim.png") }
+    }
+
+    @Test func aLargeButHighlyCompressedPNGStillDecodes() throws {
+        let path = try scratchFolder("png-ratio") + "/black.png"
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try ImageFile.writePNG(RGBImage(width: 4_000, height: 3_000), to: path)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size * 1032 >= 3_000 * (1 + 4_000 / 8), "an all-black frame compresses within the bound")
+        #expect(try ImageFile.read(path: path) == RGBImage(width: 4_000, height: 3_000))
+    }
+
     @Test func oversizedJPEGHeaderIsRejectedBeforeDecoding() throws {
         // Patch the SOF0 height and width of a valid JPEG to 20000 × 30000.
         var bytes = try [UInt8](Data(contentsOf: imageFixtures.appendingPathComponent("baseline.jpg")))

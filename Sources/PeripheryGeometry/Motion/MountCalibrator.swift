@@ -16,7 +16,8 @@ public struct GyroSample: Sendable, Hashable {
 /// Estimates mount pitch and yaw while driving from the focus of expansion of frame pairs
 /// (`calibration-from-motion.md` §9.1): every third frame, on a grey working image 448 px wide,
 /// gated on speed and yaw rate, de-rotated with the mean gyro rate over the pair, into a
-/// `PitchWindow` of per-pair angles.
+/// `PitchWindow` of per-pair angles. It keeps the previous frame's working image: one calibrator
+/// per drive and thread.
 public final class MountCalibrator {
     /// What one frame did.
     public enum Outcome: Sendable, Hashable {

@@ -20,6 +20,11 @@ enum PNGCodec {
         guard ImageFile.acceptsSize(width: width, height: height) else {
             throw .badDimensions(path: name, width: width, height: height)
         }
+        // Deflate expands at most 1032-fold, and every row holds a filter byte and at least one bit
+        // per pixel: a file too short for its declared size is refused here, before the pixel
+        // buffer (up to 768 MiB) is allocated for data that is not there.
+        let leastRawBytes = height * (1 + (width + 7) / 8)
+        guard bytes.count * 1032 >= leastRawBytes else { throw .truncated(path: name, format: .png) }
         guard let base = bytes.baseAddress else { throw .empty(path: name) }
 
         var image = png_image()

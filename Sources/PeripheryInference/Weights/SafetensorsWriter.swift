@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes float32 tensors in the safetensors format (header padded to 8 bytes, tensors in the
 /// given order, tiling the data buffer).
-public struct SafetensorsWriter {
+public struct SafetensorsWriter: Sendable {
     private var entries: [(name: String, shape: [Int], values: [Float])] = []
     /// `__metadata__` strings.
     public var metadata: [String: String] = [:]
