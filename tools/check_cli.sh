@@ -105,6 +105,10 @@ mkdir -p "$out/limited"
 expect_failure "cannot write (write: File too large)" bash -c "ulimit -f 1; \"$bin\" track --detections Tests/cli/detections.jsonl --out \"$out/limited/tracks.jsonl\""
 expect_failure "o.png: write failed" bash -c "ulimit -f 8; \"$bin\" detect docs/sample/frame.png --calibration docs/sample/calibration.json --overlay \"$out/limited/o.png\" > /dev/null"
 test -z "$(ls -A "$out/limited")" || { echo "partial output left behind:"; ls -la "$out/limited"; exit 1; }
+expect_failure "standard input: Is a directory" bash -c "\"$bin\" run --stdin-raw 320x200 --fps 10 --calibration Tests/cli/drive/calibration.json --out \"$out/stdin-dir\" < /"
+# With standard error gone too, a failing command still exits 1 (and does not trap).
+set +e; "$bin" detect /nonexistent.png --calibration docs/sample/calibration.json 2>&-; status=$?; set -e
+test "$status" -eq 1 || { echo "detect with stderr closed exited $status"; exit 1; }
 python3 - "$bin" <<'PY'
 import subprocess, sys
 p = subprocess.Popen([sys.argv[1], "track", "--detections", "Tests/cli/detections.jsonl"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

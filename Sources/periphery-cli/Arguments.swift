@@ -82,5 +82,5 @@ protocol Command {
 
 /// Writes a line to standard error.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    OutputFile.writeStandardError(message + "\n")
 }

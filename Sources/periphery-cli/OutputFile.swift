@@ -32,18 +32,29 @@ enum OutputFile {
     /// Writes to file descriptor 1, remembering the first failure (later writes are dropped).
     static func writeUnchecked(_ data: Data) {
         guard standardOutputFailure == nil else { return }
+        standardOutputFailure = writeAll(data, to: STDOUT_FILENO)
+    }
+
+    /// Writes messages and progress to file descriptor 2. A failing standard error is ignored:
+    /// there is nowhere left to report it, and the exit status still tells (FileHandle would trap).
+    static func writeStandardError(_ text: String) {
+        _ = writeAll(Data(text.utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes every byte to `fd`; returns the errno of a failure.
+    private static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
         data.withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
+            guard let base = bytes.baseAddress else { return nil }
             var offset = 0
             while offset < bytes.count {
-                let n = Glibc.write(STDOUT_FILENO, base + offset, bytes.count - offset)
+                let n = Glibc.write(fd, base + offset, bytes.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    standardOutputFailure = errno
-                    return
+                    return errno
                 }
                 offset += n
             }
+            return nil
         }
     }
 }

@@ -127,12 +127,12 @@ enum RunCommand: Command {
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 let rate = Double(processed) / elapsed
                 let eta = source.count.map { String(format: ", ETA %.0f s", Double(min($0, maxFrames) - processed) / rate) } ?? ""
-                FileHandle.standardError.write(Data(String(format: "\rframe %d  %.1f frames/s%@   ", processed, rate, eta).utf8))
+                OutputFile.writeStandardError(String(format: "\rframe %d  %.1f frames/s%@   ", processed, rate, eta))
             }
         }
         try sidecar.finish()
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
+        if interactive { OutputFile.writeStandardError("\n") }
         let counters = engine.counters
         printError(String(
             format: "%d frames in %.1f s (%.2f frames/s)%@, %d tracks born; wrote %@/%@",
@@ -204,16 +204,26 @@ struct StdinFrameSource: FrameSource {
 
     mutating func next() throws -> SourceFrame? {
         let size = width * height * 3
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(size)
-        while bytes.count < size {
-            let chunk = FileHandle.standardInput.readData(ofLength: size - bytes.count)
-            if chunk.isEmpty { break }
-            bytes.append(contentsOf: chunk)
+        var bytes = [UInt8](repeating: 0, count: size)
+        // read(2), not FileHandle, whose read traps on an error such as a directory on stdin.
+        let (filled, failure): (Int, Int32?) = bytes.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return (0, nil) }
+            var filled = 0
+            while filled < size {
+                let n = read(STDIN_FILENO, base + filled, size - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return (filled, errno)
+                }
+                if n == 0 { break }
+                filled += n
+            }
+            return (filled, nil)
         }
-        if bytes.isEmpty { return nil }
-        guard bytes.count == size, let image = RGBImage(width: width, height: height, pixels: bytes) else {
-            throw CLIError("standard input: frame \(index) ends after \(bytes.count) of \(size) bytes")
+        if let failure { throw CLIError("standard input: \(String(cString: strerror(failure)))") }
+        if filled == 0 { return nil }
+        guard filled == size, let image = RGBImage(width: width, height: height, pixels: bytes) else {
+            throw CLIError("standard input: frame \(index) ends after \(filled) of \(size) bytes")
         }
         defer { index += 1 }
         return SourceFrame(name: "stdin frame \(index)", image: image, timestamp: Double(index) / fps, intrinsics: nil, ego: nil)

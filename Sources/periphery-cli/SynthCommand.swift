@@ -121,10 +121,10 @@ struct ProgressLine {
     func update(_ done: Int) {
         guard interactive else { return }
         let rate = Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-        FileHandle.standardError.write(Data(String(format: "\rframe %d/%d  %.1f frames/s", done, total, rate).utf8))
+        OutputFile.writeStandardError(String(format: "\rframe %d/%d  %.1f frames/s", done, total, rate))
     }
 
     func finish() {
-        if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
+        if interactive { OutputFile.writeStandardError("\n") }
     }
 }
