@@ -135,6 +135,16 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
         #expect(throws: ImageError.truncated(path: "claim.png", format: .png)) { try ImageFile.decode(Data(bytes), name: "claim.png") }
     }
 
+    /// A 1 KB baseline JPEG whose header claims 16,000 × 16,000 px (within the limits): libjpeg
+    /// reaches the end marker long before the last row and would decode the rest as grey; it is
+    /// refused as truncated instead (fuzzing found it costing 1.5 GB and 1.7 s).
+    @Test func jpegWhoseDataEndsEarlyIsTruncatedNotPadded() throws {
+        var bytes = try [UInt8](Data(contentsOf: imageFixtures.appendingPathComponent("baseline.jpg")))
+        let sof = try #require((0 ..< bytes.count - 9).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        for offset in [5, 7] { bytes[sof + offset] = UInt8(16_000 >> 8); bytes[sof + offset + 1] = UInt8(16_000 & 0xFF) }
+        #expect(throws: ImageError.truncated(path: "claim.jpg", format: .jpeg)) { try ImageFile.decode(Data(bytes), name: "claim.jpg") }
+    }
+
     @Test func aLargeButHighlyCompressedPNGStillDecodes() throws {
         let path = try scratchFolder("png-ratio") + "/black.png"
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
