@@ -108,6 +108,16 @@ import Testing
         #expect(confirmed.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.yaw.isFinite })
     }
 
+    /// A NaN time (possible through the library, not through `DetectionStream`) must not be
+    /// remembered: a NaN interval compares false with every limit and would bridge anything.
+    @Test func aNonFiniteTimeResetsAndIsNotBridged() {
+        var replay = TrackerReplay()
+        for i in 0 ..< 10 { _ = replay.step(Self.frame(Double(i) * 0.1)) }
+        #expect(replay.step(Self.frame(.nan)).isEmpty && replay.tracker.counters == TrackerCounters())
+        _ = replay.step(Self.frame(1.0))
+        #expect(replay.tracker.counters == TrackerCounters(births: 1, idsIssued: 1), "the frame after a NaN time resets too")
+    }
+
     @Test func aSteadyStreamIsNeverReset() {
         var replay = TrackerReplay()
         for i in 0 ..< 50 { _ = replay.step(Self.frame(Double(i) * 0.1)) }

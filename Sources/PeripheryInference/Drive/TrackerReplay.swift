@@ -13,12 +13,17 @@ public struct TrackerReplay: Sendable {
         tracker = VehicleTracker(configuration: configuration)
     }
 
-    /// Feeds one frame and returns the confirmed tracks.
+    /// Feeds one frame and returns the confirmed tracks. As in `PerceptionEngine`, a frame with a
+    /// non-finite time resets the tracker and reports no tracks, and the frame after it resets too.
     public mutating func step(_ frame: RecordedFrame) -> [TrackedVehicle] {
         var ego = frame.ego ?? EgoDelta(dt: 0)
         if TrackerResetPolicy.needsReset(timestamp: frame.t, previous: previous, ego: frame.ego) {
             tracker.reset()
             ego = EgoDelta(dt: 0)
+        }
+        guard frame.t.isFinite else {
+            previous = nil
+            return []
         }
         previous = frame.t
         return tracker.step(detections: frame.detections, ego: ego, t: frame.t)
