@@ -8,7 +8,7 @@ func fuzzDetectionStream(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     guard let frames = try? DetectionStream.parse(Data(bytes: bytes, count: count), path: "fuzz") else { return 0 }
     var replay = TrackerReplay()
     for frame in frames {
-        for track in replay.step(frame) {
+        for track in replay.step(frame).tracks {
             precondition(track.x.isFinite && track.y.isFinite && track.yaw.isFinite, "track \(track.id) is not finite")
         }
     }

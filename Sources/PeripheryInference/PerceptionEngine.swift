@@ -93,9 +93,8 @@ public final class PerceptionEngine {
     public var settings: DecodeSettings
     private let detector: Detector
     private let preprocessor = Preprocessor()
-    private var tracker: VehicleTracker
+    private var replay: TrackerReplay
     private var current: (calibration: CameraCalibration, lut: ProjectionLUT)?
-    private var previousTimestamp: Double?
 
     /// Estimates the mount pitch from the frames while driving (`MountCalibrator`), when set.
     ///
@@ -116,7 +115,7 @@ public final class PerceptionEngine {
     ) throws(BLASError) {
         detector = try Detector(weights: weights, threads: threads)
         self.settings = settings
-        tracker = VehicleTracker(configuration: configuration)
+        replay = TrackerReplay(configuration: configuration)
     }
 
     /// Worker threads per layer.
@@ -126,12 +125,11 @@ public final class PerceptionEngine {
     public var blas: BLASInfo { detector.blas }
 
     /// Tracker counters so far.
-    public var counters: TrackerCounters { tracker.counters }
+    public var counters: TrackerCounters { replay.tracker.counters }
 
     /// Forgets all tracks and the previous frame.
     public func reset() {
-        tracker.reset()
-        previousTimestamp = nil
+        replay.reset()
     }
 
     /// Processes one frame.
@@ -191,20 +189,7 @@ public final class PerceptionEngine {
         }
         timings.inference = lap()
 
-        let t = frame.timestamp
-        var ego = frame.ego ?? EgoDelta(dt: 0)
-        let reset = TrackerResetPolicy.needsReset(timestamp: t, previous: previousTimestamp, ego: frame.ego)
-        if reset {
-            tracker.reset()
-            ego = EgoDelta(dt: 0)
-        }
-        var tracks: [TrackedVehicle] = []
-        if t.isFinite {
-            tracks = tracker.step(detections: detections, ego: ego, t: t)
-            previousTimestamp = t
-        } else {
-            previousTimestamp = nil
-        }
+        let (tracks, reset) = replay.step(RecordedFrame(t: frame.timestamp, ego: frame.ego, detections: detections))
         timings.track = lap()
         return PerceptionResult(
             detections: detections, tracks: tracks, calibration: calibration, rebuilt: rebuilt, trackerReset: reset,

@@ -42,7 +42,7 @@ enum SoakCommand: Command {
             if index == warmup { startRSS = residentBytes() }
             let (frame, anomaly) = stream.next()
             let before = replay.tracker.counters.idsIssued
-            let tracks = replay.step(frame)
+            let tracks = replay.step(frame).tracks
             let counters = replay.tracker.counters
             if counters.idsIssued < before { idsIssued += before }
             if let anomaly {

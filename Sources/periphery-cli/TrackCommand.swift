@@ -36,7 +36,7 @@ enum TrackCommand: Command {
         var replay = TrackerReplay()
         var output = ""
         for frame in frames {
-            let tracks = replay.step(frame)
+            let tracks = replay.step(frame).tracks
             output += outputLine(t: frame.t, tracks: tracks, counters: replay.tracker.counters) + "\n"
         }
         if let out = args.value("out") {

@@ -94,16 +94,16 @@ import Testing
     func anUnbridgeableFrameResetsTheTracker(_ name: String, anomaly: RecordedFrame) {
         var replay = TrackerReplay()
         var confirmed: [TrackedVehicle] = []
-        for i in 0 ..< 10 { confirmed = replay.step(Self.frame(Double(i) * 0.1)) }
+        for i in 0 ..< 10 { confirmed = replay.step(Self.frame(Double(i) * 0.1)).tracks }
         #expect(confirmed.map(\.id) == [1], "a steady car is one confirmed track before the anomaly")
         #expect(replay.tracker.counters.matches == 9)
 
-        let after = replay.step(anomaly)
+        let after = replay.step(anomaly).tracks
         #expect(after.isEmpty, "\(name): a new track is not confirmed on its first frame")
         #expect(replay.tracker.counters == TrackerCounters(births: 1, idsIssued: 1), "\(name): counters restart")
 
         // It tracks again from the anomaly's time on.
-        for i in 1 ... 5 { confirmed = replay.step(Self.frame(anomaly.t + Double(i) * 0.1)) }
+        for i in 1 ... 5 { confirmed = replay.step(Self.frame(anomaly.t + Double(i) * 0.1)).tracks }
         #expect(confirmed.map(\.id) == [1], "\(name): the car is tracked again under id 1")
         #expect(confirmed.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.yaw.isFinite })
     }
@@ -113,7 +113,7 @@ import Testing
     @Test func aNonFiniteTimeResetsAndIsNotBridged() {
         var replay = TrackerReplay()
         for i in 0 ..< 10 { _ = replay.step(Self.frame(Double(i) * 0.1)) }
-        #expect(replay.step(Self.frame(.nan)).isEmpty && replay.tracker.counters == TrackerCounters())
+        #expect(replay.step(Self.frame(.nan)).tracks.isEmpty && replay.tracker.counters == TrackerCounters())
         _ = replay.step(Self.frame(1.0))
         #expect(replay.tracker.counters == TrackerCounters(births: 1, idsIssued: 1), "the frame after a NaN time resets too")
     }

@@ -13,19 +13,27 @@ public struct TrackerReplay: Sendable {
         tracker = VehicleTracker(configuration: configuration)
     }
 
-    /// Feeds one frame and returns the confirmed tracks. As in `PerceptionEngine`, a frame with a
-    /// non-finite time resets the tracker and reports no tracks, and the frame after it resets too.
-    public mutating func step(_ frame: RecordedFrame) -> [TrackedVehicle] {
+    /// Forgets every track and the previous frame.
+    public mutating func reset() {
+        tracker.reset()
+        previous = nil
+    }
+
+    /// Feeds one frame; returns the confirmed tracks and whether the tracker was reset first. A
+    /// frame with a non-finite time resets the tracker and reports no tracks, and the frame after
+    /// it resets too.
+    public mutating func step(_ frame: RecordedFrame) -> (tracks: [TrackedVehicle], reset: Bool) {
         var ego = frame.ego ?? EgoDelta(dt: 0)
-        if TrackerResetPolicy.needsReset(timestamp: frame.t, previous: previous, ego: frame.ego) {
+        let reset = TrackerResetPolicy.needsReset(timestamp: frame.t, previous: previous, ego: frame.ego)
+        if reset {
             tracker.reset()
             ego = EgoDelta(dt: 0)
         }
         guard frame.t.isFinite else {
             previous = nil
-            return []
+            return ([], reset)
         }
         previous = frame.t
-        return tracker.step(detections: frame.detections, ego: ego, t: frame.t)
+        return (tracker.step(detections: frame.detections, ego: ego, t: frame.t), reset)
     }
 }
