@@ -9,7 +9,8 @@ enum SynthCommand: Command {
     static let summary = "Render labelled frames of the synthetic driving world (images, calibrations, labels)."
     static let help = """
         USAGE: periphery synth --frames N --seed S --out DIR [--sequence --fps F] [--width W --height H]
-                               [--pitch DEG --yaw DEG --roll DEG --height-m M] [--blur SIGMA] [--kitti] [--network-inputs]
+                               [--pitch DEG --yaw DEG --roll DEG --height-m M] [--blur SIGMA] [--near-two-wheelers N]
+                               [--kitti] [--network-inputs]
 
         Renders N independent frames of procedurally generated road scenes (deterministic in S) and
         writes DIR/images/NNNNNN.png, DIR/calibration/NNNNNN.json and DIR/labels/NNNNNN.json (the visible
@@ -36,6 +37,9 @@ enum SynthCommand: Command {
           --sequence        render one drive instead of independent frames
           --fps F           frame rate of the drive (default 10)
           --blur SIGMA      Gaussian blur of this many pixels on every frame (default 0, none)
+          --near-two-wheelers N
+                            place N two-wheelers in the lanes 5.5-10.5 m ahead of every scene
+                            before its other traffic (training data for the near field; default 0)
           --kitti           also write the KITTI object layout (image_2/, label_2/, calib/)
           --network-inputs  also write DIR/network/NNNNNN.bin, the engine's network input and
                             ProjectionLUT for the frame (what tools/train_synthetic.py reads)
@@ -44,7 +48,7 @@ enum SynthCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur"], flags: ["network-inputs", "sequence", "kitti"])
+            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers"], flags: ["network-inputs", "sequence", "kitti"])
         try args.expectNoPositional()
         _ = try args.required("frames")
         _ = try args.required("seed")
@@ -61,10 +65,11 @@ enum SynthCommand: Command {
             yawDegrees: try optional("yaw", -25...25), heightMetres: try optional("height-m", 0.31...2.99))
         let dataset = SyntheticDataset(path: out)
         let blur = try args.number("blur", default: 0, in: 0...20)
+        let sampler = SceneSampler(nearTwoWheelers: Int(try args.number("near-two-wheelers", default: 0, in: 0...8)))
         if args.flag("sequence") {
-            return try sequence(args, frames: frames, seed: seed, camera: camera, dataset: dataset, blur: blur)
+            return try sequence(args, frames: frames, seed: seed, camera: camera, dataset: dataset, blur: blur, sampler: sampler)
         }
-        let sampler = SceneSampler(), progress = ProgressLine(total: frames)
+        let progress = ProgressLine(total: frames)
         let preprocessor = args.flag("network-inputs") ? Preprocessor() : nil
         var vehicles = 0
         for index in 0..<frames {
@@ -91,12 +96,13 @@ enum SynthCommand: Command {
     }
 
     static func sequence(
-        _ args: Arguments, frames: Int, seed: UInt64, camera: SyntheticCamera, dataset: SyntheticDataset, blur: Double
+        _ args: Arguments, frames: Int, seed: UInt64, camera: SyntheticCamera, dataset: SyntheticDataset, blur: Double,
+        sampler: SceneSampler
     ) throws -> Int32 {
         let fps = try args.number("fps", default: 10, in: 1...120)
         var random = SyntheticRandom(seed: SyntheticRandom.mix(seed ^ 0x5EED_CA3E))
         let setup = try camera.draw(&random)
-        let drive = SyntheticDrive(seed: seed, duration: Double(frames) / fps)
+        let drive = SyntheticDrive(seed: seed, duration: Double(frames) / fps, sampler: sampler)
         let progress = ProgressLine(total: frames)
         var recorder = SyntheticDriveRecorder(dataset: dataset)
         recorder.writesKITTI = args.flag("kitti")

@@ -70,6 +70,26 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
         #expect(total > 400)
     }
 
+    /// Near two-wheelers come first, 5.5–10.5 m ahead, and the usual traffic still follows them.
+    @Test(arguments: [1, 3])
+    func nearTwoWheelersArePlacedAheadOfTheOtherTraffic(count: Int) {
+        let sampler = SceneSampler(nearTwoWheelers: count)
+        var near = 0, others = 0
+        for seed in 0..<100 as Range<UInt64> {
+            let vehicles = sampler.scene(seed: seed).vehicles
+            let placed = vehicles.prefix { $0.vehicleClass == .twoWheeler && SceneSampler.nearRange.contains($0.x) }
+            near += min(placed.count, count)
+            others += vehicles.count - min(placed.count, count)
+            for (i, a) in vehicles.enumerated() {
+                #expect(abs(a.y) <= sampler.lateralLimit && !Footprint.overlap(a.footprint, SceneSampler.egoKeepOut, margin: 0))
+                for b in vehicles[(i + 1)...] { #expect(!Footprint.overlap(a.footprint, b.footprint, margin: 0), "seed \(seed)") }
+            }
+        }
+        #expect(near >= 90 * count, "near two-wheelers placed: \(near) of \(100 * count)")
+        #expect(others > 250)
+        #expect(SceneSampler(nearTwoWheelers: 0).scene(seed: 5) == SceneSampler().scene(seed: 5))
+    }
+
     @Test func renderedPixelsAgreeWithProjectedLabels() throws {
         let (k, pose) = try smallCamera()
         let calibration = CameraCalibration(intrinsics: k, pose: pose)

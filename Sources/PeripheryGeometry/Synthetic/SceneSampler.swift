@@ -11,13 +11,27 @@ public struct SceneSampler: Sendable, Hashable {
     public var lateralLimit: Double
     /// Smallest gap kept between vehicle footprints, metres.
     public var clearance: Double
+    /// Two-wheelers placed in the lanes 5.5–10.5 m ahead before the other traffic is drawn.
+    ///
+    /// Training data for the near field: at these distances a rider's lower half often falls
+    /// outside the network's crop, and a scene drawn over 0–40 m seldom holds one there. With 0
+    /// (the default) no extra random numbers are drawn, so the default scenes stay as they were.
+    public var nearTwoWheelers: Int
+
+    /// Forward range of the ``nearTwoWheelers``, metres.
+    public static let nearRange: ClosedRange<Double> = 5.5...10.5
 
     /// Creates a sampler.
-    public init(maxVehicles: Int = 8, forwardRange: ClosedRange<Double> = 0...40, lateralLimit: Double = 10, clearance: Double = 0.4) {
+    public init(
+        maxVehicles: Int = 8, forwardRange: ClosedRange<Double> = 0...40, lateralLimit: Double = 10,
+        clearance: Double = 0.4, nearTwoWheelers: Int = 0
+    ) {
+        precondition(nearTwoWheelers >= 0, "nearTwoWheelers must not be negative")
         self.maxVehicles = maxVehicles
         self.forwardRange = forwardRange
         self.lateralLimit = lateralLimit
         self.clearance = clearance
+        self.nearTwoWheelers = nearTwoWheelers
     }
 
     /// The ego vehicle's footprint, which no sampled vehicle may touch: x −3…5 m, y ±1.5 m.
@@ -109,50 +123,66 @@ public struct SceneSampler: Sendable, Hashable {
     ]
 
     func sampleVehicles(_ rng: inout SyntheticRandom, road: SyntheticRoad) -> [SyntheticVehicle] {
-        let target = rng.integer(0...maxVehicles)
         var vehicles: [SyntheticVehicle] = []
         var attempts = 0
+        while vehicles.count < nearTwoWheelers, attempts < 20 * nearTwoWheelers {
+            attempts += 1
+            place(sampleVehicle(&rng, road: road, kind: .twoWheeler, forward: SceneSampler.nearRange), in: &vehicles)
+        }
+        let target = vehicles.count + rng.integer(0...maxVehicles)
+        attempts = 0
         while vehicles.count < target, attempts < 20 * max(target, 1) {
             attempts += 1
             let draw = rng.uniform(0, 1)
             let kind: VehicleClass = draw < 0.65 ? .lightVehicle : (draw < 0.82 ? .largeVehicle : .twoWheeler)
-            let size: SIMD3<Double>
-            switch kind {
-            case .largeVehicle: size = SIMD3(rng.uniform(7, 14), rng.uniform(2.4, 2.6), rng.uniform(2.8, 3.8))
-            case .twoWheeler: size = SIMD3(rng.uniform(1.8, 2.3), rng.uniform(0.6, 0.9), rng.uniform(1.4, 1.8))
-            default: size = SIMD3(rng.uniform(3.8, 5.4), rng.uniform(1.7, 2.1), rng.uniform(1.4, 2.0))
-            }
-            let x = rng.uniform(forwardRange.lowerBound, forwardRange.upperBound)
-            let parked = kind != .twoWheeler && rng.chance(0.25)
-            // Crossing traffic (a junction or a car pulling out) stands across the road anywhere in range.
-            let crossing = !parked && rng.chance(0.08)
-            var y: Double, yaw: Double
-            if crossing {
-                y = rng.uniform(road.rightKerb + 1, road.leftKerb - 1)
-                yaw = (rng.chance(0.5) ? 0.5 : -0.5) * Double.pi + rng.uniform(-0.15, 0.15)
-            } else if parked {
-                let right = rng.chance(0.6)
-                y = right ? road.rightKerb + size.y / 2 + rng.uniform(0.15, 0.4)
-                          : road.leftKerb - size.y / 2 - rng.uniform(0.15, 0.4)
-                yaw = (rng.chance(0.8) == right ? 0 : Double.pi) + rng.uniform(-0.04, 0.04)
-            } else {
-                let lane = rng.integer(0...(road.laneCount - 1))
-                let jitter = kind == .twoWheeler ? 0.9 : 0.3
-                y = road.laneCentre(lane) + rng.uniform(-jitter, jitter)
-                yaw = (road.isOpposite(lane) ? Double.pi : 0) + rng.uniform(-0.05, 0.05)
-            }
-            if yaw > .pi { yaw -= 2 * .pi }
-            let paint = SceneSampler.paints[rng.integer(0...(SceneSampler.paints.count - 1))]
-                * rng.uniform(0.85, 1.1)
-            let vehicle = SyntheticVehicle(
-                vehicleClass: kind, x: x, y: y, yaw: yaw, size: size, paint: paint, variant: rng.uniform(0, 1),
-                isParked: parked)
-            guard abs(y) <= lateralLimit else { continue }
-            let footprint = vehicle.footprint
-            guard !Footprint.overlap(footprint, SceneSampler.egoKeepOut, margin: 0) else { continue }
-            guard vehicles.allSatisfy({ !Footprint.overlap($0.footprint, footprint, margin: clearance) }) else { continue }
-            vehicles.append(vehicle)
+            place(sampleVehicle(&rng, road: road, kind: kind, forward: forwardRange), in: &vehicles)
         }
         return vehicles
+    }
+
+    /// Appends `vehicle` when it is within the lateral limit, clear of the ego and of the others.
+    func place(_ vehicle: SyntheticVehicle, in vehicles: inout [SyntheticVehicle]) {
+        guard abs(vehicle.y) <= lateralLimit else { return }
+        let footprint = vehicle.footprint
+        guard !Footprint.overlap(footprint, SceneSampler.egoKeepOut, margin: 0) else { return }
+        guard vehicles.allSatisfy({ !Footprint.overlap($0.footprint, footprint, margin: clearance) }) else { return }
+        vehicles.append(vehicle)
+    }
+
+    /// One vehicle of `kind` with its centre `forward` metres ahead: in a lane, parked or crossing.
+    func sampleVehicle(
+        _ rng: inout SyntheticRandom, road: SyntheticRoad, kind: VehicleClass, forward: ClosedRange<Double>
+    ) -> SyntheticVehicle {
+        let size: SIMD3<Double>
+        switch kind {
+        case .largeVehicle: size = SIMD3(rng.uniform(7, 14), rng.uniform(2.4, 2.6), rng.uniform(2.8, 3.8))
+        case .twoWheeler: size = SIMD3(rng.uniform(1.8, 2.3), rng.uniform(0.6, 0.9), rng.uniform(1.4, 1.8))
+        default: size = SIMD3(rng.uniform(3.8, 5.4), rng.uniform(1.7, 2.1), rng.uniform(1.4, 2.0))
+        }
+        let x = rng.uniform(forward.lowerBound, forward.upperBound)
+        let parked = kind != .twoWheeler && rng.chance(0.25)
+        // Crossing traffic (a junction or a car pulling out) stands across the road anywhere in range.
+        let crossing = !parked && rng.chance(0.08)
+        var y: Double, yaw: Double
+        if crossing {
+            y = rng.uniform(road.rightKerb + 1, road.leftKerb - 1)
+            yaw = (rng.chance(0.5) ? 0.5 : -0.5) * Double.pi + rng.uniform(-0.15, 0.15)
+        } else if parked {
+            let right = rng.chance(0.6)
+            y = right ? road.rightKerb + size.y / 2 + rng.uniform(0.15, 0.4)
+                      : road.leftKerb - size.y / 2 - rng.uniform(0.15, 0.4)
+            yaw = (rng.chance(0.8) == right ? 0 : Double.pi) + rng.uniform(-0.04, 0.04)
+        } else {
+            let lane = rng.integer(0...(road.laneCount - 1))
+            let jitter = kind == .twoWheeler ? 0.9 : 0.3
+            y = road.laneCentre(lane) + rng.uniform(-jitter, jitter)
+            yaw = (road.isOpposite(lane) ? Double.pi : 0) + rng.uniform(-0.05, 0.05)
+        }
+        if yaw > .pi { yaw -= 2 * .pi }
+        let paint = SceneSampler.paints[rng.integer(0...(SceneSampler.paints.count - 1))]
+            * rng.uniform(0.85, 1.1)
+        return SyntheticVehicle(
+            vehicleClass: kind, x: x, y: y, yaw: yaw, size: size, paint: paint, variant: rng.uniform(0, 1),
+            isParked: parked)
     }
 }
