@@ -32,9 +32,11 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
+        // Test support: a counting malloc for the allocation-free hot-path test (see its source).
+        .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(
             name: "PeripheryInferenceTests",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference", "CAllocationCounter"],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]
         ),

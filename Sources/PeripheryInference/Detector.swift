@@ -46,6 +46,7 @@ public final class Detector {
     /// Outputs of the last `detect` call.
     public private(set) var headOutputs: HeadOutputs
     private let network: Safety40Network
+    private var decodeWorkspace = DecodeWorkspace()
 
     /// Builds a detector.
     ///
@@ -72,6 +73,22 @@ public final class Detector {
     public func detect(
         image: UnsafeBufferPointer<Float>, lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings()
     ) throws(DetectorError) -> (detections: [Detection], timings: DetectorTimings) {
+        var detections: [Detection] = []
+        let timings = try detect(image: image, lut: lut, settings: settings, into: &detections)
+        return (detections, timings)
+    }
+
+    /// Runs the network and the decoder on one normalised image, writing the detections (in
+    /// descending score) over the contents of `detections`.
+    ///
+    /// The allocation-free form for a frame loop: once warm, and with `detections` reused from the
+    /// last call, nothing is allocated (`AllocationTests`).
+    ///
+    /// - Returns: per-stage timings.
+    public func detect(
+        image: UnsafeBufferPointer<Float>, lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings(),
+        into detections: inout [Detection]
+    ) throws(DetectorError) -> DetectorTimings {
         let expected = network.image.count
         guard image.count == expected, let source = image.baseAddress else {
             throw .wrongImageSize(expected: expected, actual: image.count)
@@ -95,9 +112,9 @@ public final class Detector {
         network.runHead()
         copyHeadOutputs()
         timings.head = lap()
-        let detections = Decoder.decode(headOutputs, settings: settings)
+        Decoder.decode(headOutputs, settings: settings, workspace: &decodeWorkspace, into: &detections)
         timings.decode = lap()
-        return (detections, timings)
+        return timings
     }
 
     /// Runs on an image given as an array.
@@ -106,6 +123,16 @@ public final class Detector {
     ) throws(DetectorError) -> (detections: [Detection], timings: DetectorTimings) {
         let result = image.withUnsafeBufferPointer { buffer in
             Result { () throws(DetectorError) in try detect(image: buffer, lut: lut, settings: settings) }
+        }
+        return try result.get()
+    }
+
+    /// The allocation-free form on an image given as an array.
+    public func detect(
+        image: [Float], lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings(), into detections: inout [Detection]
+    ) throws(DetectorError) -> DetectorTimings {
+        let result = image.withUnsafeBufferPointer { buffer in
+            Result { () throws(DetectorError) in try detect(image: buffer, lut: lut, settings: settings, into: &detections) }
         }
         return try result.get()
     }
@@ -128,16 +155,16 @@ public final class Detector {
     /// Splits the fused `[840, 32 + 72 + 16]` head output into the three candidate-major tensors.
     private func copyHeadOutputs() {
         let pixels = Safety40.headCellsX * Safety40.headCellsY, anchors = Safety40.anchorsPerCell
-        let widths = [Safety40.classChannels, Safety40.boxCodeChannels, Safety40.directionChannels].map { $0 * anchors }
-        let row = widths.reduce(0, +), source = network.headOutput
+        let widths = (Safety40.classChannels * anchors, Safety40.boxCodeChannels * anchors, Safety40.directionChannels * anchors)
+        let row = widths.0 + widths.1 + widths.2, source = network.headOutput
         func copy(_ target: inout [Float], offset: Int, width: Int) {
             target.withUnsafeMutableBufferPointer { out in
                 guard let out = out.baseAddress else { return }
                 for s in 0..<pixels { (out + s * width).update(from: source + s * row + offset, count: width) }
             }
         }
-        copy(&headOutputs.classes, offset: 0, width: widths[0])
-        copy(&headOutputs.boxes, offset: widths[0], width: widths[1])
-        copy(&headOutputs.directions, offset: widths[0] + widths[1], width: widths[2])
+        copy(&headOutputs.classes, offset: 0, width: widths.0)
+        copy(&headOutputs.boxes, offset: widths.0, width: widths.1)
+        copy(&headOutputs.directions, offset: widths.0 + widths.1, width: widths.2)
     }
 }

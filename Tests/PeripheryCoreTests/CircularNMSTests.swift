@@ -1,5 +1,5 @@
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// Circular NMS of reference §3 step 9.
 struct CircularNMSTests {
@@ -88,5 +88,36 @@ struct CircularNMSTests {
         let expected = NaiveDecoder.nms(boxes, radius: 2).map(\.candidate)
         #expect(CircularNMS.suppress(input, radius: 2).map(\.candidate) == expected)
         #expect(expected.count > 50 && expected.count < 400)
+    }
+
+    /// The in-place heapsort against the standard library's sort, on random keys with many ties.
+    @Test(arguments: [0, 1, 2, 3, 17, 256, 1001])
+    func heapSortMatchesTheStandardSort(count: Int) {
+        var rng = SplitMix64(seed: UInt64(count) + 11)
+        let keys = (0..<count).map { _ in Int(rng.uniform(0, 9)) }
+        let before = { (a: Int, b: Int) in keys[a] != keys[b] ? keys[a] > keys[b] : a < b }
+        var order = Array(0..<count)
+        order.withUnsafeMutableBufferPointer { CircularNMS.heapSort($0, by: before) }
+        #expect(order == (0..<count).sorted(by: before))
+    }
+
+    /// NaN scores rank after every number and keep their input order among themselves.
+    @Test func nanScoresRankLast() {
+        let input = [Self.det(0, 0, score: .nan, candidate: 0), Self.det(10, 0, score: 0.2, candidate: 1),
+                     Self.det(20, 0, score: .nan, candidate: 2), Self.det(30, 0, score: 0.9, candidate: 3)]
+        #expect(CircularNMS.suppress(input, radius: 2).map(\.candidate) == [3, 1, 0, 2])
+    }
+
+    /// Reused scratch and output give the same keepers as fresh ones, frame after frame.
+    @Test func reusedScratchGivesTheSameKeepers() {
+        var rng = SplitMix64(seed: 99)
+        var order: [Int] = [], suppressed: [Bool] = [], kept: [Detection] = []
+        for frame in 0..<6 {
+            let input = (0..<(frame * 37 % 150)).map { i in
+                Self.det(rng.uniform(0, 40), rng.uniform(-10, 10), score: Float(Int(rng.uniform(0, 10))) / 10, candidate: i)
+            }
+            CircularNMS.suppress(input, radius: 2, order: &order, suppressed: &suppressed, into: &kept)
+            #expect(kept.map(\.candidate) == CircularNMS.suppress(input, radius: 2).map(\.candidate))
+        }
     }
 }

@@ -10,22 +10,35 @@ import Darwin
 public enum Decoder {
     /// Decodes all candidates and returns the NMS keepers in descending score.
     public static func decode(_ head: HeadOutputs, settings: DecodeSettings = DecodeSettings()) -> [Detection] {
-        var candidates: [Detection] = []
+        var workspace = DecodeWorkspace(), detections: [Detection] = []
+        decode(head, settings: settings, workspace: &workspace, into: &detections)
+        return detections
+    }
+
+    /// Decodes all candidates into `detections` (replacing its contents), the NMS keepers in
+    /// descending score; with a warm `workspace` and enough capacity it allocates nothing.
+    public static func decode(
+        _ head: HeadOutputs, settings: DecodeSettings, workspace: inout DecodeWorkspace, into detections: inout [Detection]
+    ) {
+        workspace.candidates.removeAll(keepingCapacity: true)
         let anchors = AnchorGrid.anchors
         for n in 0..<Safety40.candidateCount {
             let (label, score) = bestClass(head.classes, candidate: n)
             guard score >= settings.scoreThreshold, VehicleClass.vehicleLabels.contains(label) else { continue }
             let codeBase = n * Safety40.boxCodeChannels
-            let code = (0..<7).map { Double(head.boxes[codeBase + $0]) }
+            var code = SIMD8<Double>()
+            for k in 0..<7 { code[k] = Double(head.boxes[codeBase + k]) }
             let dirBase = n * Safety40.directionChannels
             let direction = head.directions[dirBase + 1] > head.directions[dirBase] ? 1 : 0
             let d = decodeBox(code: code, anchor: anchors[n], direction: direction, score: score, label: label,
                               candidate: n)
             guard isValid(d), settings.region.contains(x: d.x, y: d.y) else { continue }
             if settings.rejectImplausible && !PlausibilityFilter.isPlausible(d) { continue }
-            candidates.append(d)
+            workspace.candidates.append(d)
         }
-        return CircularNMS.suppress(candidates, radius: settings.nmsRadius)
+        CircularNMS.suppress(
+            workspace.candidates, radius: settings.nmsRadius, order: &workspace.order, suppressed: &workspace.suppressed,
+            into: &detections)
     }
 
     /// Sigmoid of each class logit and the first index of the maximum (strict `>` while scanning).
@@ -53,7 +66,7 @@ public enum Decoder {
     /// Decodes one candidate's codes against its anchor (DeltaXYZWLHRBBoxCoder, in Double) and maps
     /// the box to the vehicle frame.
     static func decodeBox(
-        code: [Double], anchor a: Anchor, direction: Int, score: Float, label: Int, candidate: Int
+        code: SIMD8<Double>, anchor a: Anchor, direction: Int, score: Float, label: Int, candidate: Int
     ) -> Detection {
         let diag = (a.width * a.width + a.length * a.length).squareRoot()
         let zaCentre = a.zBottom + a.height / 2

@@ -12,6 +12,8 @@ final class ComputeContext {
     let scratch: [UnsafeMutablePointer<Float>]
     let scratchCount: Int
     private let pool: WorkerPool
+    /// The next item of the running `parallelFor`.
+    fileprivate let nextItem = Atomic<Int>(0)
 
     init(blas: OpenBLAS, threads: Int, arena: TensorArena, scratchCount: Int) {
         self.blas = blas
@@ -21,38 +23,78 @@ final class ComputeContext {
         scratch = (0..<max(1, threads)).map { _ in arena.take(scratchCount) }
     }
 
-    /// Runs `body(worker)` for every worker in parallel (inline when there is one).
+    /// Runs `job` on every worker in parallel (inline when there is one).
     ///
-    /// Kernels pass closures over raw pointers; each worker writes a disjoint part of the output,
-    /// which is what makes sharing them safe.
-    func parallel(_ body: (Int) -> Void) {
-        pool.run(body)
+    /// Each worker writes a disjoint part of the output, which is what makes sharing the job's
+    /// raw pointers safe.
+    func parallel<Job: WorkerJob>(_ job: Job) {
+        pool.run(job)
     }
 
-    /// Runs `body(worker, item)` for every item in `0..<count`, workers taking the next item as they
-    /// finish the last: on a shared machine a core that is slowed down takes fewer items instead of
-    /// holding every other worker up at the end of the layer.
-    func parallelFor(_ count: Int, _ body: (_ worker: Int, _ item: Int) -> Void) {
-        let next = Atomic<Int>(0)
-        parallel { worker in
-            while true {
-                let item = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard item < count else { return }
-                body(worker, item)
-            }
-        }
+    /// Runs `job` for every item in `0..<count`, workers taking the next item as they finish the
+    /// last: on a shared machine a core that is slowed down takes fewer items instead of holding
+    /// every other worker up at the end of the layer.
+    func parallelFor<Job: ItemJob>(_ count: Int, _ job: Job) {
+        nextItem.store(0, ordering: .relaxed)
+        parallel(ItemLoop(context: self, job: job, count: count))
     }
 
-    /// Splits `0..<count` into `threads` near-equal contiguous ranges and runs them in parallel.
-    func parallelRanges(_ count: Int, _ body: (Range<Int>) -> Void) {
-        parallel { worker in
-            let range = ComputeContext.part(worker, of: threads, count: count)
-            if !range.isEmpty { body(range) }
-        }
+    /// Splits `0..<count` into `threads` near-equal contiguous ranges and runs `job` on them in parallel.
+    func parallelRanges<Job: RangeJob>(_ count: Int, _ job: Job) {
+        parallel(RangeSplit(job: job, count: count, parts: threads))
+    }
+
+    /// Worker `worker`'s scratch as `count` floats of row buffers, for kernels that run no im2col
+    /// (max pool, the Winograd transforms): the hot path takes no memory of its own.
+    func rowScratch(_ worker: Int, count: Int) -> UnsafeMutablePointer<Float> {
+        precondition(count <= scratchCount, "row scratch of \(count) floats exceeds the worker scratch of \(scratchCount)")
+        return scratch[worker]
     }
 
     /// The `index`-th of `parts` near-equal contiguous ranges of `0..<count`.
     static func part(_ index: Int, of parts: Int, count: Int) -> Range<Int> {
         (count * index / parts) ..< (count * (index + 1) / parts)
+    }
+}
+
+/// A parallel section's work for one worker.
+///
+/// Jobs are values, not closures: the pool hands a job to its threads by address, whereas a
+/// closure would have to pass through `withoutActuallyEscaping`, which allocates a context on every
+/// call (about 70 per frame; `AllocationTests` keeps the hot path at zero).
+protocol WorkerJob {
+    func run(worker: Int)
+}
+
+/// Work on one contiguous part of a range (``ComputeContext/parallelRanges(_:_:)``).
+protocol RangeJob {
+    func run(worker: Int, range: Range<Int>)
+}
+
+/// Work on one item of many, taken dynamically (``ComputeContext/parallelFor(_:_:)``).
+protocol ItemJob {
+    func run(worker: Int, item: Int)
+}
+
+/// Worker `w` runs part `w` of `parts`.
+private struct RangeSplit<Job: RangeJob>: WorkerJob {
+    let job: Job, count: Int, parts: Int
+
+    func run(worker: Int) {
+        let range = ComputeContext.part(worker, of: parts, count: count)
+        if !range.isEmpty { job.run(worker: worker, range: range) }
+    }
+}
+
+/// Each worker takes items from the context's shared counter until none are left.
+private struct ItemLoop<Job: ItemJob>: WorkerJob {
+    let context: ComputeContext, job: Job, count: Int
+
+    func run(worker: Int) {
+        while true {
+            let item = context.nextItem.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard item < count else { return }
+            job.run(worker: worker, item: item)
+        }
     }
 }

@@ -44,7 +44,7 @@ extension ComputeContext {
         precondition(input.channels == conv.inChannels, "\(conv.name): input has \(input.channels) channels")
         precondition(output.channels == conv.outChannels && output.height == conv.outputSize(input.height)
                      && output.width == conv.outputSize(input.width), "\(conv.name): output shape")
-        let m = conv.outChannels, k = conv.reduction, n = output.plane
+        let k = conv.reduction, n = output.plane
         let splitByColumns = n >= 64 * threads
         // Column tiles small enough for one worker's scratch, and when splitting by columns at least
         // four per worker (of at least 64 columns) so that the dynamic schedule can balance them.
@@ -53,27 +53,37 @@ extension ComputeContext {
         let tilesNeeded = (n + maxColumns - 1) / maxColumns
         let columnTiles = splitByColumns ? max(tilesNeeded, min(4 * threads, n / 64)) : tilesNeeded
         let rowParts = splitByColumns ? 1 : threads
+        /// One item: a column tile × output-channel part (one of the two is 1).
+        struct Job: ItemJob {
+            let context: ComputeContext, conv: Convolution, input, output: Tensor, epilogue: Epilogue
+            let weights, bias: UnsafePointer<Float>, columnTiles: Int, rowParts: Int
+
+            func run(worker: Int, item: Int) {
+                let m = conv.outChannels, k = conv.reduction, n = output.plane
+                let rows = ComputeContext.part(item % rowParts, of: rowParts, count: m)
+                let columns = ComputeContext.part(item / rowParts, of: columnTiles, count: n)
+                guard !rows.isEmpty, !columns.isEmpty else { return }
+                let operand: UnsafePointer<Float>, ldb: Int
+                if conv.isPointwise {
+                    (operand, ldb) = (UnsafePointer(input.data + columns.lowerBound), n)
+                } else {
+                    let scratch = context.scratch[worker]
+                    im2col(conv, input, outputWidth: output.width, columns: columns, into: scratch)
+                    (operand, ldb) = (UnsafePointer(scratch), columns.count)
+                }
+                context.blas.sgemm(
+                    m: rows.count, n: columns.count, k: k, a: weights + rows.lowerBound * k, lda: k,
+                    b: operand, ldb: ldb, beta: 0,
+                    c: output.data + rows.lowerBound * n + columns.lowerBound, ldc: n)
+                applyEpilogue(epilogue, bias: bias, output: output.data, plane: n, rows: rows, columns: columns)
+            }
+        }
         conv.weights.withUnsafeBufferPointer { weights in
             conv.bias.withUnsafeBufferPointer { bias in
                 guard let w = weights.baseAddress, let b = bias.baseAddress else { return }
-                // Items: column tiles × output-channel parts (one of the two is 1).
-                parallelFor(columnTiles * rowParts) { worker, item in
-                    let rows = ComputeContext.part(item % rowParts, of: rowParts, count: m)
-                    let columns = ComputeContext.part(item / rowParts, of: columnTiles, count: n)
-                    guard !rows.isEmpty, !columns.isEmpty else { return }
-                    let operand: UnsafePointer<Float>, ldb: Int
-                    if conv.isPointwise {
-                        (operand, ldb) = (UnsafePointer(input.data + columns.lowerBound), n)
-                    } else {
-                        im2col(conv, input, outputWidth: output.width, columns: columns, into: scratch[worker])
-                        (operand, ldb) = (UnsafePointer(scratch[worker]), columns.count)
-                    }
-                    blas.sgemm(
-                        m: rows.count, n: columns.count, k: k, a: w + rows.lowerBound * k, lda: k,
-                        b: operand, ldb: ldb, beta: 0,
-                        c: output.data + rows.lowerBound * n + columns.lowerBound, ldc: n)
-                    applyEpilogue(epilogue, bias: b, output: output.data, plane: n, rows: rows, columns: columns)
-                }
+                parallelFor(columnTiles * rowParts, Job(
+                    context: self, conv: conv, input: input, output: output, epilogue: epilogue, weights: w, bias: b,
+                    columnTiles: columnTiles, rowParts: rowParts))
             }
         }
     }

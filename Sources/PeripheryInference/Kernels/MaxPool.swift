@@ -7,9 +7,12 @@ extension ComputeContext {
     func maxPool3x3Stride2(_ input: Tensor, into output: Tensor) {
         let (h, w, oh, ow) = (input.height, input.width, output.height, output.width)
         precondition(input.channels == output.channels && oh == (h + 1) / 2 && ow == (w + 1) / 2, "max pool shapes")
-        parallelRanges(input.channels) { channels in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * (ow + 1) + ow) { buffer in
-                guard let even = buffer.baseAddress else { return }
+        struct Job: RangeJob {
+            let context: ComputeContext, input, output: Tensor
+
+            func run(worker: Int, range channels: Range<Int>) {
+                let (h, w, oh, ow) = (input.height, input.width, output.height, output.width)
+                let even = context.rowScratch(worker, count: 2 * (ow + 1) + ow)
                 // odd[-1] is the left padding: the buffer starts one element early.
                 let oddBase = even + ow, odd = oddBase + 1, row = odd + ow
                 oddBase[0] = -.infinity
@@ -31,5 +34,6 @@ extension ComputeContext {
                 }
             }
         }
+        parallelRanges(input.channels, Job(context: self, input: input, output: output))
     }
 }

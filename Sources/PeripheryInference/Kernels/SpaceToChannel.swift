@@ -3,17 +3,22 @@ extension ComputeContext {
     /// `[Z·C, X, Y]` with channel `z·C + c`, i.e. PyTorch's
     /// `permute(0,2,3,4,1).reshape(1, X, Y, Z·C).permute(0,3,1,2)`. Split over channels.
     func spaceToChannel(volume: UnsafePointer<Float>, channels: Int, depth: Int, into output: Tensor) {
-        let columns = output.plane
         precondition(output.channels == channels * depth, "space-to-channel channels")
-        parallelRanges(channels) { range in
-            for c in range {
-                let src = volume + c * columns * depth
-                for z in 0..<depth {
-                    let dst = output.data + (z * channels + c) * columns
-                    for i in 0..<columns { dst[i] = src[i * depth + z] }
+        struct Job: RangeJob {
+            let volume: UnsafePointer<Float>, channels: Int, depth: Int, output: Tensor
+
+            func run(worker: Int, range: Range<Int>) {
+                let columns = output.plane
+                for c in range {
+                    let src = volume + c * columns * depth
+                    for z in 0..<depth {
+                        let dst = output.data + (z * channels + c) * columns
+                        for i in 0..<columns { dst[i] = src[i * depth + z] }
+                    }
                 }
             }
         }
+        parallelRanges(channels, Job(volume: volume, channels: channels, depth: depth, output: output))
     }
 
     /// Three 1×1 head convolutions fused into one GEMM whose output is candidate-major:

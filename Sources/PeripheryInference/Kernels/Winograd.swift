@@ -98,19 +98,52 @@ extension ComputeContext {
         precondition(input.channels == conv.inChannels && output.channels == conv.outChannels
                      && input.height == output.height && input.width == output.width, "\(conv.name): shapes")
         let plan = WinogradPlan(height: input.height, width: input.width, threads: threads)
-        let all = 0..<plan.tilesY
-        if plan.blocks > 0 {
-            parallelFor(plan.blocks) { worker, block in
-                let rows = plan.rows(ofBlock: block), n = rows.count * plan.tilesX
-                winogradInput(conv, input, plan, rows: rows, channels: 0..<conv.inChannels, into: transformed[worker], tiles: n)
-                winogradProducts(conv, positions: 0..<36, transformed[worker], into: products[worker], tiles: n)
-                winogradOutput(conv, output, epilogue, plan, rows: rows, channels: 0..<conv.outChannels, from: products[worker], tiles: n)
+        /// What every phase needs; `transformed` and `products` are per worker (blocks) or shared (index 0).
+        struct Layer {
+            let context: ComputeContext, conv: WinogradConvolution, input, output: Tensor, epilogue: Epilogue
+            let plan: WinogradPlan, transformed: [UnsafeMutablePointer<Float>], products: [UnsafeMutablePointer<Float>]
+        }
+        /// One block of tile rows through all three phases on its worker's buffers.
+        struct Block: ItemJob {
+            let layer: Layer
+
+            func run(worker: Int, item block: Int) {
+                let l = layer, rows = l.plan.rows(ofBlock: block), n = rows.count * l.plan.tilesX
+                l.context.winogradInput(l.conv, l.input, l.plan, rows: rows, channels: 0..<l.conv.inChannels,
+                                        into: l.transformed[worker], tiles: n, worker: worker)
+                l.context.winogradProducts(l.conv, positions: 0..<36, l.transformed[worker], into: l.products[worker], tiles: n)
+                l.context.winogradOutput(l.conv, l.output, l.epilogue, l.plan, rows: rows, channels: 0..<l.conv.outChannels,
+                                         from: l.products[worker], tiles: n, worker: worker)
             }
+        }
+        /// One phase over the whole map, split by input channels, positions or output channels.
+        struct Phase: RangeJob {
+            enum Kind { case input, products, output }
+            let layer: Layer, kind: Kind
+
+            func run(worker: Int, range: Range<Int>) {
+                let l = layer, all = 0..<l.plan.tilesY, n = l.plan.tilesX * l.plan.tilesY
+                switch kind {
+                case .input:
+                    l.context.winogradInput(l.conv, l.input, l.plan, rows: all, channels: range, into: l.transformed[0],
+                                            tiles: n, worker: worker)
+                case .products:
+                    l.context.winogradProducts(l.conv, positions: range, l.transformed[0], into: l.products[0], tiles: n)
+                case .output:
+                    l.context.winogradOutput(l.conv, l.output, l.epilogue, l.plan, rows: all, channels: range,
+                                             from: l.products[0], tiles: n, worker: worker)
+                }
+            }
+        }
+        let layer = Layer(
+            context: self, conv: conv, input: input, output: output, epilogue: epilogue, plan: plan,
+            transformed: transformed, products: products)
+        if plan.blocks > 0 {
+            parallelFor(plan.blocks, Block(layer: layer))
         } else {
-            let n = plan.tilesX * plan.tilesY
-            parallelRanges(conv.inChannels) { winogradInput(conv, input, plan, rows: all, channels: $0, into: transformed[0], tiles: n) }
-            parallelRanges(36) { winogradProducts(conv, positions: $0, transformed[0], into: products[0], tiles: n) }
-            parallelRanges(conv.outChannels) { winogradOutput(conv, output, epilogue, plan, rows: all, channels: $0, from: products[0], tiles: n) }
+            parallelRanges(conv.inChannels, Phase(layer: layer, kind: .input))
+            parallelRanges(36, Phase(layer: layer, kind: .products))
+            parallelRanges(conv.outChannels, Phase(layer: layer, kind: .output))
         }
     }
 
@@ -118,12 +151,12 @@ extension ComputeContext {
     /// `j = (ty − rows.lowerBound)·tilesX + tx` and the buffer holds `tiles` tiles per (ξ, ci).
     private func winogradInput(
         _ conv: WinogradConvolution, _ input: Tensor, _ plan: WinogradPlan, rows tileRows: Range<Int>, channels: Range<Int>,
-        into v: UnsafeMutablePointer<Float>, tiles: Int
+        into v: UnsafeMutablePointer<Float>, tiles: Int, worker: Int
     ) {
         let (h, w, tilesX) = (input.height, input.width, plan.tilesX)
         let padded = 4 * tilesX + 2, phase = tilesX + 1, stride = conv.inChannels * tiles
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 12 * padded + 4 * phase) { buffer in
-            guard let rows = buffer.baseAddress else { return }
+        do {
+            let rows = rowScratch(worker, count: 12 * padded + 4 * phase)
             let columns = rows + 6 * padded, phases = columns + 6 * padded
             for ci in channels {
                 let plane = input.data + ci * input.plane
@@ -175,14 +208,14 @@ extension ComputeContext {
     /// bias, residual and ReLU; vectorised over the tiles of a row.
     private func winogradOutput(
         _ conv: WinogradConvolution, _ output: Tensor, _ epilogue: Epilogue, _ plan: WinogradPlan,
-        rows tileRows: Range<Int>, channels: Range<Int>, from m: UnsafeMutablePointer<Float>, tiles: Int
+        rows tileRows: Range<Int>, channels: Range<Int>, from m: UnsafeMutablePointer<Float>, tiles: Int, worker: Int
     ) {
         let (h, w, tilesX) = (output.height, output.width, plan.tilesX)
         let stride = conv.outChannels * tiles
         conv.bias.withUnsafeBufferPointer { biasBuffer in
             guard let bias = biasBuffer.baseAddress else { return }
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: 44 * tilesX) { buffer in
-                guard let z = buffer.baseAddress else { return }
+            do {
+                let z = rowScratch(worker, count: 44 * tilesX)
                 let y = z + 24 * tilesX, line = y + 16 * tilesX
                 for co in channels {
                     let out = output.data + co * output.plane

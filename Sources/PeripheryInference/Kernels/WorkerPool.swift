@@ -17,8 +17,10 @@ final class WorkerPool {
         let sleepers = Atomic<Int>(0)
         let stopping = Atomic<Bool>(false)
         let condition = NSCondition()
-        /// The running job; written by the caller only while no worker reads it (between jobs).
-        nonisolated(unsafe) var job: ((Int) -> Void)?
+        /// The running job's type and address (on the caller's stack); written by the caller only
+        /// while no worker reads them (between jobs).
+        nonisolated(unsafe) var jobType: (any WorkerJob.Type)?
+        nonisolated(unsafe) var jobAddress: UnsafeRawPointer?
     }
 
     /// How long a worker spins for the next job before sleeping.
@@ -47,11 +49,12 @@ final class WorkerPool {
         state.condition.unlock()
     }
 
-    /// Runs `body(worker)` on every worker and returns when all have finished.
-    func run(_ body: (Int) -> Void) {
-        guard workers > 1 else { return body(0) }
-        withoutActuallyEscaping(body) { body in
-            state.job = body
+    /// Runs `job` on every worker and returns when all have finished.
+    func run<Job: WorkerJob>(_ job: Job) {
+        guard workers > 1 else { return job.run(worker: 0) }
+        withUnsafePointer(to: job) { address in
+            state.jobType = Job.self
+            state.jobAddress = UnsafeRawPointer(address)
             state.pending.store(workers - 1, ordering: .relaxed)
             state.generation.add(1, ordering: .sequentiallyConsistent)
             if state.sleepers.load(ordering: .sequentiallyConsistent) > 0 {
@@ -59,10 +62,16 @@ final class WorkerPool {
                 state.condition.broadcast()
                 state.condition.unlock()
             }
-            body(0)
+            job.run(worker: 0)
             while state.pending.load(ordering: .acquiring) > 0 {}
-            state.job = nil
+            state.jobType = nil
+            state.jobAddress = nil
         }
+    }
+
+    /// Runs the job of type `type` at `address` as worker `worker`.
+    private static func invoke<Job: WorkerJob>(_ type: Job.Type, at address: UnsafeRawPointer, worker: Int) {
+        address.assumingMemoryBound(to: Job.self).pointee.run(worker: worker)
     }
 
     private static func loop(_ state: State, _ index: Int) {
@@ -88,7 +97,7 @@ final class WorkerPool {
             }
             seen = state.generation.load(ordering: .acquiring)
             if state.stopping.load(ordering: .acquiring) { return }
-            state.job?(index)
+            if let type = state.jobType, let address = state.jobAddress { invoke(type, at: address, worker: index) }
             state.pending.subtract(1, ordering: .releasing)
         }
     }

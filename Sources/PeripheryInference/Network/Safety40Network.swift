@@ -37,6 +37,8 @@ final class Safety40Network {
     /// Winograd scratch: transformed inputs and the 36 GEMM products, one pair per worker.
     private let winogradInput: [UnsafeMutablePointer<Float>], winogradProducts: [UnsafeMutablePointer<Float>]
     private let buffers: Buffers
+    /// Taps of the three bilinear resizes of the fuse (pyramid levels 1–3 into the concat).
+    private let fuseTaps: [BilinearResizeTaps]
 
     /// `[3, 256, 512]` normalised planar RGB input.
     var image: Tensor { buffers.image }
@@ -86,6 +88,7 @@ final class Safety40Network {
         let perWorker = Safety40Network.scratchPerWorker + winogradInputCount + winogradProductCount + 3 * TensorArena.alignment
         arena = TensorArena(capacity: activations + workers * perWorker)
         buffers = Buffers(allocate: arena.take)
+        fuseTaps = (1..<4).map { [buffers] i in BilinearResizeTaps(source: buffers.pyramid[i], target: buffers.concat) }
         winogradInput = (0..<workers).map { [arena] _ in arena.take(winogradInputCount) }
         winogradProducts = (0..<workers).map { [arena] _ in arena.take(winogradProductCount) }
         context = ComputeContext(blas: blas, threads: workers, arena: arena, scratchCount: Safety40Network.scratchPerWorker)
@@ -118,7 +121,9 @@ final class Safety40Network {
         run(names.outputs[0], b.laterals[0], b.concat.channels(0..<64), relu: false)
         for i in 1..<4 {
             run(names.outputs[i], b.laterals[i], b.pyramid[i], relu: false)
-            timed("fuse.bilinear.\(i)") { context.resizeBilinear(b.pyramid[i], into: b.concat.channels(64 * i ..< 64 * (i + 1))) }
+            timed("fuse.bilinear.\(i)") {
+                context.resizeBilinear(b.pyramid[i], into: b.concat.channels(64 * i ..< 64 * (i + 1)), taps: fuseTaps[i - 1])
+            }
         }
         run("neck_fuse_0", b.concat, b.features, relu: false)
     }

@@ -1,0 +1,57 @@
+import CAllocationCounter
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+import PeripheryInference
+import Testing
+
+/// Heap allocations made by every thread of the process while `body` runs.
+private func allocations(during body: () throws -> Void) rethrows -> UInt64 {
+    let before = periphery_allocation_count()
+    periphery_allocation_counting(true)
+    defer { periphery_allocation_counting(false) }
+    try body()
+    return periphery_allocation_count() - before
+}
+
+/// The hot path allocates nothing once warm (issue 8).
+///
+/// The counter sees every thread, so the test runs only in a process of its own:
+/// `PERIPHERY_ALLOCATION_TEST=1 swift test --filter AllocationTests` (what `make test` does after
+/// the main run). Under a sanitizer, whose runtime owns malloc, there is no counter.
+@Suite(
+    .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["PERIPHERY_ALLOCATION_TEST"] == "1", "needs a process of its own"),
+    .enabled(if: periphery_allocation_counter_available(), "a sanitizer owns malloc"))
+struct AllocationTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The counter works: an array of fresh storage is one allocation.
+    @Test func theCounterSeesAnAllocation() {
+        var sink: [Int] = []
+        let counted = allocations { sink = Array(repeating: 7, count: 1000 + sink.count) }
+        #expect(counted >= 1)
+        #expect(sink.count == 1000)
+    }
+
+    @Test(arguments: [1, 2])
+    func detectAllocatesNothingAfterWarmUp(threads: Int) throws {
+        let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-synthetic.safetensors").path)
+        let detector = try Detector(weights: weights, threads: threads)
+        let setup = try CalibrationFile.load(path: Self.root.appendingPathComponent("docs/sample/synthetic/calibration.json").path)
+        let pixels = try FramePixels(try ImageFile.read(path: Self.root.appendingPathComponent("docs/sample/synthetic/frame.png").path))
+        let calibration = CameraCalibration(setup)
+        let preprocessor = Preprocessor()
+        let image = preprocessor.process(pixels, crop: calibration.crop)
+        let lut = ProjectionLUT(calibration: calibration)
+        var detections: [Detection] = []
+        let warmUp = try detector.detect(image: image, lut: lut, into: &detections)
+        _ = warmUp
+        let found = detections.count
+        let counted = try allocations {
+            for _ in 0..<3 { _ = try detector.detect(image: image, lut: lut, into: &detections) }
+        }
+        #expect(counted == 0, "\(counted) allocations in three warm detect calls on \(threads) thread(s)")
+        #expect(detections.count == found && found > 0, "the sample frame's vehicles are found every time")
+    }
+}
