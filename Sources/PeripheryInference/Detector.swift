@@ -137,6 +137,9 @@ public final class Detector {
         return try result.get()
     }
 
+    /// The network's workers (nil with one thread), for work between passes such as preprocessing.
+    var workerPool: WorkerPool? { network.context.workerPool }
+
     /// Whether `detect` records per-layer timings in `layerTimings` (off by default).
     public var profilesLayers: Bool {
         get { network.profile != nil }

@@ -92,7 +92,7 @@ public final class PerceptionEngine {
     /// Decode operating point; the reference runs live with the plausibility filter on.
     public var settings: DecodeSettings
     private let detector: Detector
-    private let preprocessor = Preprocessor()
+    private let preprocessor: Preprocessor
     private var replay: TrackerReplay
     private var current: (calibration: CameraCalibration, lut: ProjectionLUT)?
 
@@ -114,6 +114,8 @@ public final class PerceptionEngine {
         tracker configuration: TrackerConfiguration = TrackerConfiguration()
     ) throws(BLASError) {
         detector = try Detector(weights: weights, threads: threads)
+        // The resize runs between two network passes, on as many threads as the network.
+        preprocessor = Preprocessor(pool: detector.workerPool)
         self.settings = settings
         replay = TrackerReplay(configuration: configuration)
     }

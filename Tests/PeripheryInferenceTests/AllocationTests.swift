@@ -54,4 +54,18 @@ struct AllocationTests {
         #expect(counted == 0, "\(counted) allocations in three warm detect calls on \(threads) thread(s)")
         #expect(detections.count == found && found > 0, "the sample frame's vehicles are found every time")
     }
+
+    /// The preprocessor's resize, split or not, allocates nothing once its plan exists.
+    @Test(arguments: [1, 2])
+    func preprocessingAllocatesNothingAfterWarmUp(threads: Int) throws {
+        let setup = try CalibrationFile.load(path: Self.root.appendingPathComponent("docs/sample/synthetic/calibration.json").path)
+        let pixels = try FramePixels(try ImageFile.read(path: Self.root.appendingPathComponent("docs/sample/synthetic/frame.png").path))
+        let crop = CameraCalibration(setup).crop
+        let preprocessor = Preprocessor(threads: threads)
+        preprocessor.process(pixels, crop: crop)
+        let counted = allocations {
+            for _ in 0..<3 { preprocessor.process(pixels, crop: crop) }
+        }
+        #expect(counted == 0, "\(counted) allocations in three warm preprocess calls on \(threads) thread(s)")
+    }
 }

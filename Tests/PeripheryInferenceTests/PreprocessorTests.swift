@@ -74,6 +74,15 @@ private func tensor(_ image: RGBImage, crop: FocalMatchedCrop) throws -> [Float]
 }
 
 @Suite struct PreprocessorTests {
+    /// Split over threads, the resize gives the same bytes as on one (bands of rows, same arithmetic).
+    @Test(arguments: PreprocessCase.all, [2, 3])
+    fileprivate func threadsGiveTheSameTensor(_ test: PreprocessCase, threads: Int) throws {
+        let crop = try test.focalMatchedCrop(), frame = try FramePixels(test.frame())
+        let split = Preprocessor(threads: threads)
+        split.process(frame, crop: crop)
+        #expect(split.tensor == tensor(frame, crop: crop))
+    }
+
     @Test(arguments: PreprocessCase.all)
     fileprivate func matchesPillowLanczos(_ test: PreprocessCase) throws {
         let crop = try test.focalMatchedCrop()

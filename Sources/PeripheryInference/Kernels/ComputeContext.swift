@@ -31,6 +31,9 @@ final class ComputeContext {
         pool.run(job)
     }
 
+    /// The workers, when there are several.
+    var workerPool: WorkerPool? { pool.workers > 1 ? pool : nil }
+
     /// Runs `job` for every item in `0..<count`, workers taking the next item as they finish the
     /// last: on a shared machine a core that is slowed down takes fewer items instead of holding
     /// every other worker up at the end of the layer.

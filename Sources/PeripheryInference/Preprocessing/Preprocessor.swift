@@ -22,7 +22,8 @@ import PeripheryGeometry
 ///
 /// The filter taps and scratch are built on the first frame of each geometry (crop size and scaled
 /// size) and reused: later frames with the same geometry allocate nothing. The output buffer is
-/// allocated once. One preprocessor per thread; it is not thread-safe.
+/// allocated once. One preprocessor per thread; it is not thread-safe (with `threads` > 1 it splits
+/// each frame's resize over that many workers, with the same result).
 public final class Preprocessor {
     /// Channels of the output, R, G, B.
     public static let channels = 3
@@ -37,11 +38,26 @@ public final class Preprocessor {
     /// `(v − mean_c) / std_c` for v in 0 ... 255, channel-major, 3 × 256.
     private let lookup: UnsafeMutablePointer<Float>
     private var plan: ResamplePlan?
+    /// Threads each resize is split over.
+    public var threads: Int { pool?.workers ?? 1 }
+    /// The workers of a split resize: the preprocessor's own, or a detector's that it shares.
+    private let pool: WorkerPool?
     /// The output rectangle (offsetX, offsetY, scaledWidth, scaledHeight) last written; all else is 0.
     private var region: (x: Int, y: Int, width: Int, height: Int)?
 
     /// Creates a preprocessor; its output starts as all padding (zeros).
-    public init() {
+    ///
+    /// - Parameter threads: threads each frame's resize is split over (1, the default: the
+    ///   calling thread only).
+    public convenience init(threads: Int = 1) {
+        precondition(threads >= 1, "a preprocessor needs at least one thread")
+        self.init(pool: threads > 1 ? WorkerPool(workers: threads) : nil)
+    }
+
+    /// A preprocessor that splits its resizes over `pool`, e.g. a detector's: the resize and the
+    /// network run one after the other, so one set of workers serves both.
+    init(pool: WorkerPool?) {
+        self.pool = pool
         storage = .allocate(capacity: Preprocessor.count)
         storage.initialize(repeating: 0, count: Preprocessor.count)
         lookup = .allocate(capacity: 3 * 256)
@@ -91,7 +107,7 @@ public final class Preprocessor {
             plan.run(
                 frame: base, width: frame.width, height: frame.height, rowStride: frame.rowStride, format: frame.format,
                 cropX: crop.x, cropY: crop.y, destination: storage + crop.offsetY * w + crop.offsetX, plane: w * h,
-                rowPitch: w, lookup: lookup)
+                rowPitch: w, lookup: lookup, pool: pool)
         }
         return output
     }
@@ -103,7 +119,8 @@ public final class Preprocessor {
             return plan
         }
         let plan = ResamplePlan(
-            cropWidth: crop.width, cropHeight: crop.height, outWidth: crop.scaledWidth, outHeight: crop.scaledHeight)
+            cropWidth: crop.width, cropHeight: crop.height, outWidth: crop.scaledWidth, outHeight: crop.scaledHeight,
+            threads: threads)
         self.plan = plan
         return plan
     }

@@ -6,9 +6,15 @@
 /// that the vertical taps read, rounded and clamped to UInt8 into a planar scratch image, then a
 /// vertical pass rounded and clamped to UInt8 again, mapped through the normalisation table into
 /// the output tensor.
+///
+/// With several threads each pass is split into contiguous bands of rows (the vertical pass reads
+/// the horizontal pass's output, so one waits for the other); every output byte is computed by the
+/// same arithmetic as with one thread, so the result does not depend on the thread count.
 final class ResamplePlan {
     /// Crop width and height, scaled width and height.
     let cropWidth: Int, cropHeight: Int, outWidth: Int, outHeight: Int
+    /// Parts each pass is split into, one per worker of the pool it runs on.
+    let threads: Int
 
     private let horizontal: Taps
     private let vertical: Taps
@@ -16,7 +22,7 @@ final class ResamplePlan {
     private let rows: Range<Int>
     /// Planar R, G, B scratch, `3 · rows.count · outWidth` bytes: the horizontally resized rows.
     private let scratch: UnsafeMutablePointer<UInt8>
-    /// One output row's sums for the vertical pass.
+    /// One output row's sums for the vertical pass, per thread (`threads · outWidth`).
     private let sums: UnsafeMutablePointer<Int32>
     /// Byte offset of each crop column inside a frame row (filled per frame: depends on crop.x).
     private let columnOffsets: UnsafeMutablePointer<Int>
@@ -47,12 +53,14 @@ final class ResamplePlan {
         }
     }
 
-    /// Builds the taps and scratch for resizing `cropWidth × cropHeight` to `outWidth × outHeight`.
-    init(cropWidth: Int, cropHeight: Int, outWidth: Int, outHeight: Int) {
+    /// Builds the taps and scratch for resizing `cropWidth × cropHeight` to `outWidth × outHeight`
+    /// on a pool of `threads` workers.
+    init(cropWidth: Int, cropHeight: Int, outWidth: Int, outHeight: Int, threads: Int = 1) {
         self.cropWidth = cropWidth
         self.cropHeight = cropHeight
         self.outWidth = outWidth
         self.outHeight = outHeight
+        self.threads = max(1, threads)
         let h = ResampleTaps(inSize: cropWidth, outSize: outWidth)
         let v = ResampleTaps(inSize: cropHeight, outSize: outHeight)
         horizontal = Taps(h)
@@ -60,8 +68,8 @@ final class ResamplePlan {
         rows = v.span
         scratch = .allocate(capacity: 3 * rows.count * outWidth)
         scratch.initialize(repeating: 0, count: 3 * rows.count * outWidth)
-        sums = .allocate(capacity: outWidth)
-        sums.initialize(repeating: 0, count: outWidth)
+        sums = .allocate(capacity: self.threads * outWidth)
+        sums.initialize(repeating: 0, count: self.threads * outWidth)
         columnOffsets = .allocate(capacity: cropWidth)
         columnOffsets.initialize(repeating: 0, count: cropWidth)
         rowOffsets = .allocate(capacity: cropHeight)
@@ -90,26 +98,62 @@ final class ResamplePlan {
     func run(
         frame: UnsafeRawPointer, width: Int, height: Int, rowStride: Int, format: PixelFormat,
         cropX: Int, cropY: Int, destination: UnsafeMutablePointer<Float>, plane: Int, rowPitch: Int,
-        lookup: UnsafePointer<Float>
+        lookup: UnsafePointer<Float>, pool: WorkerPool? = nil
     ) {
+        precondition((pool?.workers ?? 1) == threads, "resample plan for \(threads) threads run on \(pool?.workers ?? 1)")
         let bpp = format.bytesPerPixel
         for i in 0 ..< cropWidth { columnOffsets[i] = min(max(cropX + i, 0), width - 1) * bpp }
         for i in rows { rowOffsets[i] = min(max(cropY + i, 0), height - 1) * rowStride }
         let source = frame.assumingMemoryBound(to: UInt8.self)
-        // Constant channel offsets per call, so that each loop is compiled for its format.
-        switch format {
-        case .rgb8: horizontalPass(source, red: 0, green: 1, blue: 2)
-        case .bgra8: horizontalPass(source, red: 2, green: 1, blue: 0)
+        let horizontal = HorizontalBands(plan: self, source: source, format: format)
+        let vertical = VerticalBands(plan: self, destination: destination, plane: plane, rowPitch: rowPitch, lookup: lookup)
+        if let pool {
+            pool.run(horizontal)
+            pool.run(vertical)
+        } else {
+            horizontal.run(worker: 0)
+            vertical.run(worker: 0)
         }
-        verticalPass(destination: destination, plane: plane, rowPitch: rowPitch, lookup: lookup)
     }
 
+    /// The `part`-th of `threads` contiguous bands of `0..<count`.
+    private func band(_ part: Int, of count: Int) -> Range<Int> {
+        (count * part / threads) ..< (count * (part + 1) / threads)
+    }
+
+    /// Worker `w` resizes band `w` of the read rows horizontally.
+    private struct HorizontalBands: WorkerJob {
+        let plan: ResamplePlan, source: UnsafePointer<UInt8>, format: PixelFormat
+
+        func run(worker: Int) {
+            let rows = plan.band(worker, of: plan.rows.count)
+            // Constant channel offsets per call, so that each loop is compiled for its format.
+            switch format {
+            case .rgb8: plan.horizontalPass(source, rows: rows, red: 0, green: 1, blue: 2)
+            case .bgra8: plan.horizontalPass(source, rows: rows, red: 2, green: 1, blue: 0)
+            }
+        }
+    }
+
+    /// Worker `w` resizes band `w` of the output rows vertically, with its own row of sums.
+    private struct VerticalBands: WorkerJob {
+        let plan: ResamplePlan, destination: UnsafeMutablePointer<Float>, plane: Int, rowPitch: Int
+        let lookup: UnsafePointer<Float>
+
+        func run(worker: Int) {
+            plan.verticalPass(
+                rows: plan.band(worker, of: plan.outHeight), sums: plan.sums + worker * plan.outWidth,
+                destination: destination, plane: plane, rowPitch: rowPitch, lookup: lookup)
+        }
+    }
+
+    /// Horizontal pass over the read rows `band` (indices into `rows`).
     @inline(__always)
-    private func horizontalPass(_ source: UnsafePointer<UInt8>, red: Int, green: Int, blue: Int) {
+    private func horizontalPass(_ source: UnsafePointer<UInt8>, rows band: Range<Int>, red: Int, green: Int, blue: Int) {
         let shift = ResampleTaps.precisionBits, bias = ResampleTaps.bias
         let planeBytes = rows.count * outWidth
-        for (r, row) in rows.enumerated() {
-            let line = source + rowOffsets[row]
+        for r in band {
+            let line = source + rowOffsets[rows.lowerBound + r]
             let out = scratch + r * outWidth
             for x in 0 ..< outWidth {
                 let first = horizontal.first[x], weights = horizontal.weights + x * horizontal.stride
@@ -127,12 +171,14 @@ final class ResamplePlan {
         }
     }
 
+    /// Vertical pass for output rows `band`, summing in `sums` (`outWidth` values of its own).
     private func verticalPass(
-        destination: UnsafeMutablePointer<Float>, plane: Int, rowPitch: Int, lookup: UnsafePointer<Float>
+        rows band: Range<Int>, sums: UnsafeMutablePointer<Int32>, destination: UnsafeMutablePointer<Float>, plane: Int,
+        rowPitch: Int, lookup: UnsafePointer<Float>
     ) {
         let shift = ResampleTaps.precisionBits, bias = ResampleTaps.bias
         let planeBytes = rows.count * outWidth
-        for y in 0 ..< outHeight {
+        for y in band {
             let first = vertical.first[y] - rows.lowerBound, weights = vertical.weights + y * vertical.stride
             for c in 0 ..< 3 {
                 sums.update(repeating: bias, count: outWidth)
