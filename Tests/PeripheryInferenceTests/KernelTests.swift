@@ -233,10 +233,21 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
     func winogradMatchesNaive(_ seed: Int) throws {
         var rng = SyntheticRandom(seed: UInt64(seed) &+ 700)
         let cin = rng.integer(1...19), cout = rng.integer(1...21), h = rng.integer(1...60), w = rng.integer(1...90)
+        try check(cin: cin, cout: cout, h: h, w: w, threads: rng.integer(1...3), seed: seed, rng: &rng)
+    }
+
+    /// Maps of more than `maximumUnblockedTiles` tiles, which run in blocks of tile rows.
+    @Test(arguments: [(61, 97, 2), (64, 128, 3), (70, 90, 2)])
+    func blockedWinogradMatchesNaive(h: Int, w: Int, threads: Int) throws {
+        #expect(WinogradPlan(height: h, width: w, threads: threads).blocks > 0)
+        var rng = SyntheticRandom(seed: UInt64(h * w))
+        try check(cin: 7, cout: 5, h: h, w: w, threads: threads, seed: h, rng: &rng)
+    }
+
+    private func check(cin: Int, cout: Int, h: Int, w: Int, threads: Int, seed: Int, rng: inout SyntheticRandom) throws {
         let conv = Convolution(
             name: "w", inChannels: cin, outChannels: cout, kernelSize: 3, stride: 1, padding: 1,
             weights: rng.floats(cout * cin * 9), bias: rng.floats(cout))
-        let threads = rng.integer(1...3)
         let tiles = WinogradPlan(height: h, width: w, threads: threads).bufferTiles
         let (context, arena) = try makeContext(threads: threads)
         let input = arena.tensor(cin, h, w), output = arena.tensor(cout, h, w)

@@ -64,13 +64,19 @@ struct WinogradPlan {
     /// Tiles per block the GEMMs should see: enough to amortise streaming U[ξ] through the cache.
     static let targetBlockTiles = 96
 
+    /// Most tiles a map may have and still run without blocks. Up to here the phases split between
+    /// workers win: each worker streams only its share of U (the 36 positions split, not every
+    /// worker all of U) into GEMMs twice as wide, and V and M stay small. Measured on the BEV
+    /// neck's 41×80 maps (220 tiles): 5 of 6 alternating runs faster without blocks (2026-12-01).
+    static let maximumUnblockedTiles = 256
+
     init(height: Int, width: Int, threads: Int) {
         tilesX = (width + 3) / 4
         tilesY = (height + 3) / 4
         let tiles = tilesX * tilesY
         let wanted = max(1, (tiles + WinogradPlan.targetBlockTiles / 2) / WinogradPlan.targetBlockTiles)
         let rounded = ((wanted + threads - 1) / threads) * threads
-        blocks = tilesY >= 2 * threads && tiles >= threads * WinogradPlan.targetBlockTiles / 2 ? min(rounded, tilesY) : 0
+        blocks = tilesY >= 2 * threads && tiles > WinogradPlan.maximumUnblockedTiles ? min(rounded, tilesY) : 0
     }
 
     /// Tile rows of block `index`.
@@ -88,7 +94,7 @@ extension ComputeContext {
     /// between workers (input channels, the 36 GEMMs, output channels) on shared buffers.
     ///
     /// - Parameters:
-    ///   - transformed: per worker (blocks) or one shared (no blocks) scratch of
+    ///   - transformed: per worker (blocks) or one shared (no blocks, `transformed[0]`) scratch of
     ///     `36 · Cin · plan.bufferTiles` floats.
     ///   - products: likewise, `36 · Cout · plan.bufferTiles` floats.
     func convolve(

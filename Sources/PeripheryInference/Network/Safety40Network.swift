@@ -34,7 +34,8 @@ final class Safety40Network {
     private let layers: [String: Layer]
     /// The three head convolutions fused into one candidate-major GEMM.
     private let head: Convolution
-    /// Winograd scratch: transformed inputs and the 36 GEMM products, one pair per worker.
+    /// Winograd scratch: transformed inputs and the 36 GEMM products, one pair per worker, each set
+    /// contiguous so that a layer without blocks uses it whole from its first pointer.
     private let winogradInput: [UnsafeMutablePointer<Float>], winogradProducts: [UnsafeMutablePointer<Float>]
     private let buffers: Buffers
     /// Taps of the three bilinear resizes of the fuse (pyramid levels 1–3 into the concat).
@@ -58,15 +59,22 @@ final class Safety40Network {
     init(weights: Safety40Weights, blas: OpenBLAS, threads: Int) {
         let workers = max(1, threads)
         var layers: [String: Layer] = [:]
-        var winogradInputCount = 0, winogradProductCount = 0
+        // Winograd scratch: a layer run in blocks needs one block's buffers per worker; a layer run
+        // without blocks needs one buffer for the whole map, which is all workers' buffers together
+        // (they are laid out contiguously), so that it costs no memory of its own.
+        var blockInput = 0, blockProducts = 0, wholeInput = 0, wholeProducts = 0
         for (name, conv) in weights.convolutions {
             guard let size = Safety40Network.winogradMapSize[name] else {
                 layers[name] = .direct(conv)
                 continue
             }
-            let tiles = WinogradPlan(height: size.height, width: size.width, threads: workers).bufferTiles
-            winogradInputCount = max(winogradInputCount, 36 * conv.inChannels * tiles)
-            winogradProductCount = max(winogradProductCount, 36 * conv.outChannels * tiles)
+            let plan = WinogradPlan(height: size.height, width: size.width, threads: workers)
+            let input = 36 * conv.inChannels * plan.bufferTiles, products = 36 * conv.outChannels * plan.bufferTiles
+            if plan.blocks > 0 {
+                (blockInput, blockProducts) = (max(blockInput, input), max(blockProducts, products))
+            } else {
+                (wholeInput, wholeProducts) = (max(wholeInput, input), max(wholeProducts, products))
+            }
             layers[name] = .winograd(WinogradConvolution(conv), flops: 2 * conv.outChannels * conv.reduction * size.height * size.width)
         }
         self.layers = layers
@@ -85,12 +93,18 @@ final class Safety40Network {
             return placeholder
         }
         placeholder.deallocate()
-        let perWorker = Safety40Network.scratchPerWorker + winogradInputCount + winogradProductCount + 3 * TensorArena.alignment
-        arena = TensorArena(capacity: activations + workers * perWorker)
+        func perWorker(_ block: Int, _ whole: Int) -> Int {
+            let count = max(block, (whole + workers - 1) / workers)
+            return (count + TensorArena.alignment - 1) / TensorArena.alignment * TensorArena.alignment
+        }
+        let inputPerWorker = perWorker(blockInput, wholeInput), productsPerWorker = perWorker(blockProducts, wholeProducts)
+        arena = TensorArena(capacity: activations + workers * (Safety40Network.scratchPerWorker + TensorArena.alignment)
+            + workers * (inputPerWorker + productsPerWorker) + 2 * TensorArena.alignment)
         buffers = Buffers(allocate: arena.take)
         fuseTaps = (1..<4).map { [buffers] i in BilinearResizeTaps(source: buffers.pyramid[i], target: buffers.concat) }
-        winogradInput = (0..<workers).map { [arena] _ in arena.take(winogradInputCount) }
-        winogradProducts = (0..<workers).map { [arena] _ in arena.take(winogradProductCount) }
+        let input = arena.take(workers * inputPerWorker), products = arena.take(workers * productsPerWorker)
+        winogradInput = (0..<workers).map { input + $0 * inputPerWorker }
+        winogradProducts = (0..<workers).map { products + $0 * productsPerWorker }
         context = ComputeContext(blas: blas, threads: workers, arena: arena, scratchCount: Safety40Network.scratchPerWorker)
     }
 
