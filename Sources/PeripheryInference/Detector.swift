@@ -121,10 +121,9 @@ public final class Detector {
     public func detect(
         image: [Float], lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings()
     ) throws(DetectorError) -> (detections: [Detection], timings: DetectorTimings) {
-        let result = image.withUnsafeBufferPointer { buffer in
-            Result { () throws(DetectorError) in try detect(image: buffer, lut: lut, settings: settings) }
-        }
-        return try result.get()
+        var detections: [Detection] = []
+        let timings = try detect(image: image, lut: lut, settings: settings, into: &detections)
+        return (detections, timings)
     }
 
     /// The allocation-free form on an image given as an array.

@@ -45,16 +45,7 @@ enum OutputFile {
     private static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
         data.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return nil }
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, base + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += n
-            }
-            return nil
+            return FileDescriptorIO.writeAll(fd, base, count: bytes.count)
         }
     }
 }

@@ -206,19 +206,9 @@ struct StdinFrameSource: FrameSource {
         let size = width * height * 3
         var bytes = [UInt8](repeating: 0, count: size)
         // read(2), not FileHandle, whose read traps on an error such as a directory on stdin.
-        let (filled, failure): (Int, Int32?) = bytes.withUnsafeMutableBytes { buffer in
+        let (filled, failure) = bytes.withUnsafeMutableBytes { buffer -> (filled: Int, error: Int32?) in
             guard let base = buffer.baseAddress else { return (0, nil) }
-            var filled = 0
-            while filled < size {
-                let n = read(STDIN_FILENO, base + filled, size - filled)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return (filled, errno)
-                }
-                if n == 0 { break }
-                filled += n
-            }
-            return (filled, nil)
+            return FileDescriptorIO.readFully(STDIN_FILENO, into: base, count: size)
         }
         if let failure { throw CLIError("standard input: \(String(cString: strerror(failure)))") }
         if filled == 0 { return nil }

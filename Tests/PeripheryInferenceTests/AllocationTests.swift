@@ -26,6 +26,13 @@ private func allocations(during body: () throws -> Void) rethrows -> UInt64 {
 struct AllocationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The demo frame and its calibration.
+    static func sampleFrame() throws -> (pixels: FramePixels, calibration: CameraCalibration) {
+        let setup = try CalibrationFile.load(path: root.appendingPathComponent("docs/sample/synthetic/calibration.json").path)
+        let pixels = try FramePixels(try ImageFile.read(path: root.appendingPathComponent("docs/sample/synthetic/frame.png").path))
+        return (pixels, CameraCalibration(setup))
+    }
+
     /// The counter works: an array of fresh storage is one allocation.
     @Test func theCounterSeesAnAllocation() {
         var sink: [Int] = []
@@ -38,15 +45,12 @@ struct AllocationTests {
     func detectAllocatesNothingAfterWarmUp(threads: Int) throws {
         let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-synthetic.safetensors").path)
         let detector = try Detector(weights: weights, threads: threads)
-        let setup = try CalibrationFile.load(path: Self.root.appendingPathComponent("docs/sample/synthetic/calibration.json").path)
-        let pixels = try FramePixels(try ImageFile.read(path: Self.root.appendingPathComponent("docs/sample/synthetic/frame.png").path))
-        let calibration = CameraCalibration(setup)
+        let (pixels, calibration) = try Self.sampleFrame()
         let preprocessor = Preprocessor()
         let image = preprocessor.process(pixels, crop: calibration.crop)
         let lut = ProjectionLUT(calibration: calibration)
         var detections: [Detection] = []
-        let warmUp = try detector.detect(image: image, lut: lut, into: &detections)
-        _ = warmUp
+        _ = try detector.detect(image: image, lut: lut, into: &detections)
         let found = detections.count
         let counted = try allocations {
             for _ in 0..<3 { _ = try detector.detect(image: image, lut: lut, into: &detections) }
@@ -58,9 +62,8 @@ struct AllocationTests {
     /// The preprocessor's resize, split or not, allocates nothing once its plan exists.
     @Test(arguments: [1, 2])
     func preprocessingAllocatesNothingAfterWarmUp(threads: Int) throws {
-        let setup = try CalibrationFile.load(path: Self.root.appendingPathComponent("docs/sample/synthetic/calibration.json").path)
-        let pixels = try FramePixels(try ImageFile.read(path: Self.root.appendingPathComponent("docs/sample/synthetic/frame.png").path))
-        let crop = CameraCalibration(setup).crop
+        let (pixels, calibration) = try Self.sampleFrame()
+        let crop = calibration.crop
         let preprocessor = Preprocessor(threads: threads)
         preprocessor.process(pixels, crop: crop)
         let counted = allocations {

@@ -31,16 +31,7 @@ package enum AtomicFile {
         var error: OutputWriteError?
         data.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, base + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    error = failure("write", errno)
-                    return
-                }
-                offset += n
-            }
+            if let code = FileDescriptorIO.writeAll(fd, base, count: bytes.count) { error = failure("write", code) }
         }
         if error == nil, fsync(fd) != 0 { error = failure("sync", errno) }
         if close(fd) != 0, error == nil { error = failure("close", errno) }

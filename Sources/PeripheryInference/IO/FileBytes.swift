@@ -19,17 +19,9 @@ package enum FileBytes {
         var data = Data(count: size)
         let outcome: FileReadFailure? = data.withUnsafeMutableBytes { buffer in
             guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < size {
-                let n = Glibc.read(fd, base + offset, size - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return .system(String(cString: strerror(errno)))
-                }
-                if n == 0 { return .changedWhileReading }
-                offset += n
-            }
-            return nil
+            let (filled, error) = FileDescriptorIO.readFully(fd, into: base, count: size)
+            if let error { return .system(String(cString: strerror(error))) }
+            return filled < size ? .changedWhileReading : nil
         }
         if let outcome { return .failure(outcome) }
         return .success(data)

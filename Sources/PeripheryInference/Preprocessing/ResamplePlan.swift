@@ -116,17 +116,12 @@ final class ResamplePlan {
         }
     }
 
-    /// The `part`-th of `threads` contiguous bands of `0..<count`.
-    private func band(_ part: Int, of count: Int) -> Range<Int> {
-        (count * part / threads) ..< (count * (part + 1) / threads)
-    }
-
     /// Worker `w` resizes band `w` of the read rows horizontally.
     private struct HorizontalBands: WorkerJob {
         let plan: ResamplePlan, source: UnsafePointer<UInt8>, format: PixelFormat
 
         func run(worker: Int) {
-            let rows = plan.band(worker, of: plan.rows.count)
+            let rows = ComputeContext.part(worker, of: plan.threads, count: plan.rows.count)
             // Constant channel offsets per call, so that each loop is compiled for its format.
             switch format {
             case .rgb8: plan.horizontalPass(source, rows: rows, red: 0, green: 1, blue: 2)
@@ -142,7 +137,7 @@ final class ResamplePlan {
 
         func run(worker: Int) {
             plan.verticalPass(
-                rows: plan.band(worker, of: plan.outHeight), sums: plan.sums + worker * plan.outWidth,
+                rows: ComputeContext.part(worker, of: plan.threads, count: plan.outHeight), sums: plan.sums + worker * plan.outWidth,
                 destination: destination, plane: plane, rowPitch: rowPitch, lookup: lookup)
         }
     }
