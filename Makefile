@@ -85,7 +85,7 @@ test-tools: venv deps
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --upgrade pip
-	$(VENV)/bin/python -m pip install -r tools/requirements.txt
+	$(VENV)/bin/python -m pip install --no-cache-dir -r tools/requirements.txt
 	touch $@
 
 # --- Fuzzing (Fuzz/, docs/reliability.md): libFuzzer with AddressSanitizer over every parser.
