@@ -89,6 +89,26 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
         #expect(relativeError(read(output), expected) <= 1e-5, "k\(k) s\(stride) p\(padding) \(cin)→\(cout) \(h)×\(w) threads \(threads)")
     }
 
+    /// Weight matrices above `Convolution`'s large-weights threshold take the fewest column tiles the
+    /// scratch allows: with scratch for the whole map, for half of it, and for a sixth of it.
+    @Test(arguments: [(2, 1 << 20), (2, 1152 * 96), (3, 1152 * 32)])
+    func largeWeightConvolutionMatchesNaive(threads: Int, scratch: Int) throws {
+        var rng = SyntheticRandom(seed: UInt64(threads * 31 + scratch))
+        let (cin, cout, h, w) = (128, 272, 12, 16)
+        let conv = Convolution(
+            name: "large", inChannels: cin, outChannels: cout, kernelSize: 3, stride: 1, padding: 1,
+            weights: rng.floats(cout * cin * 9), bias: rng.floats(cout))
+        #expect(conv.outChannels * conv.reduction > Convolution.largeWeights)
+        let (context, arena) = try makeContext(threads: threads, scratch: scratch)
+        let input = arena.tensor(cin, h, w), output = arena.tensor(cout, h, w)
+        let values = rng.floats(input.count)
+        fill(input, values)
+        fill(output, [Float](repeating: .nan, count: output.count))
+        context.convolve(conv, input, into: output, Epilogue(residual: nil, relu: true))
+        let expected = naiveConvolution(conv, values, h: h, w: w, residual: nil, relu: true)
+        #expect(relativeError(read(output), expected) <= 1e-5)
+    }
+
     @Test(arguments: 0..<20)
     func maxPoolMatchesNaive(_ seed: Int) throws {
         var rng = SyntheticRandom(seed: UInt64(seed) &+ 100)

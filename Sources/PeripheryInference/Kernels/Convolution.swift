@@ -22,6 +22,11 @@ struct Convolution: Sendable {
     /// Output extent along one axis: `(size + 2p − k) / s + 1`.
     func outputSize(_ size: Int) -> Int { (size + 2 * padding - kernelSize) / stride + 1 }
 
+    /// Weight matrices (`outChannels · reduction` floats) above this many are split into as few
+    /// column tiles as possible: 4 per worker made layer 4 and the BEV neck's stride-2 layer pack
+    /// their 1–9 MB of weights 2–4 times over (about 1 ms a frame, docs/benchmarks.md).
+    static let largeWeights = 1 << 18
+
     /// Whether the input is already the GEMM operand (1×1, stride 1, no padding).
     var isPointwise: Bool { kernelSize == 1 && stride == 1 && padding == 0 }
 }
@@ -51,7 +56,12 @@ extension ComputeContext {
         precondition(conv.isPointwise || k <= scratchCount, "\(conv.name): scratch smaller than one im2col column")
         let maxColumns = conv.isPointwise ? n : scratchCount / k
         let tilesNeeded = (n + maxColumns - 1) / maxColumns
-        let columnTiles = splitByColumns ? max(tilesNeeded, min(4 * threads, n / 64)) : tilesNeeded
+        // Every column tile makes OpenBLAS pack the whole weight matrix again: where that matrix is
+        // large, take as few tiles as the scratch allows (a multiple of the workers).
+        let fewest = ((tilesNeeded + threads - 1) / threads) * threads
+        let columnTiles = !splitByColumns ? tilesNeeded
+            : conv.outChannels * k > Convolution.largeWeights ? max(tilesNeeded, min(fewest, n / 64))
+            : max(tilesNeeded, min(4 * threads, n / 64))
         let rowParts = splitByColumns ? 1 : threads
         /// One item: a column tile × output-channel part (one of the two is 1).
         struct Job: ItemJob {

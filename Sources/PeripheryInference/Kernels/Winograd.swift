@@ -160,32 +160,30 @@ extension ComputeContext {
         into v: UnsafeMutablePointer<Float>, tiles: Int, worker: Int
     ) {
         let (h, w, tilesX) = (input.height, input.width, plan.tilesX)
-        let padded = 4 * tilesX + 2, phase = tilesX + 1, stride = conv.inChannels * tiles
+        // x runs from −1 to 4·tilesX, split into its 4 phases (x + 1 = 4·k + p), so that every tap of
+        // the x transform below is a contiguous vector over the tiles.
+        let phase = tilesX + 1, row = 4 * phase, stride = conv.inChannels * tiles
         do {
-            let rows = rowScratch(worker, count: 12 * padded + 4 * phase)
-            let columns = rows + 6 * padded, phases = columns + 6 * padded
+            let rows = rowScratch(worker, count: 12 * row)
+            let columns = rows + 6 * row
             for ci in channels {
                 let plane = input.data + ci * input.plane
                 for ty in tileRows {
-                    // The 6 input rows of this tile row, x from −1 to 4·tilesX, zero outside the map.
+                    // The 6 input rows of this tile row, zero outside the map.
                     for r in 0..<6 {
-                        let y = 4 * ty - 1 + r, row = rows + r * padded
-                        row.update(repeating: 0, count: padded)
-                        if y >= 0 && y < h { (row + 1).update(from: plane + y * w, count: w) }
+                        let y = 4 * ty - 1 + r
+                        if y >= 0 && y < h {
+                            splitPhases(plane + y * w, width: w, into: rows + r * row, phase: phase)
+                        } else {
+                            (rows + r * row).update(repeating: 0, count: row)
+                        }
                     }
                     // Bᵀ over the rows, for every x at once.
-                    inputTransform(taps(rows, stride: padded), into: columns, outStride: padded, count: padded)
+                    inputTransform(taps(rows, stride: row), into: columns, outStride: row, count: row)
                     let target = v + ci * tiles + (ty - tileRows.lowerBound) * tilesX
                     for rho in 0..<6 {
-                        // Tile tx reads columns 4·tx … 4·tx + 5; split the row into its 4 phases so
-                        // that each tap is a contiguous vector over tx.
-                        let source = columns + rho * padded
-                        for p in 0..<4 {
-                            let out = phases + p * phase
-                            for k in 0..<phase where 4 * k + p < padded { out[k] = source[4 * k + p] }
-                        }
                         // Taps 0…5 of tile tx: phases 0–3 at tx, then phases 0–1 at tx + 1.
-                        let p = UnsafePointer(phases)
+                        let p = UnsafePointer(columns + rho * row)
                         inputTransform((p, p + phase, p + 2 * phase, p + 3 * phase, p + 1, p + phase + 1),
                                        into: target + rho * 6 * stride, outStride: stride, count: tilesX)
                     }
@@ -253,6 +251,29 @@ extension ComputeContext {
             }
         }
     }
+}
+
+/// Writes one input row, padded by a zero on the left and zeros past `width`, as its 4 phases:
+/// `out[p·phase + k] = row[4·k + p − 1]` for `k < phase`.
+@inline(__always)
+private func splitPhases(_ row: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>, phase: Int) {
+    let p0 = out, p1 = out + phase, p2 = out + 2 * phase, p3 = out + 3 * phase
+    p0[0] = 0
+    // Groups of 16 padded values, x + 1 = 16·g … 16·g + 15, read as one vector from row[16·g − 1];
+    // the first group starts at the padding zero, so the vectors start at g = 1.
+    var g = 1
+    while 16 * g + 15 <= width && 4 * g + 3 < phase {
+        let x = UnsafeRawPointer(row + 16 * g - 1).loadUnaligned(as: SIMD16<Float>.self)
+        let even = x.evenHalf, odd = x.oddHalf
+        UnsafeMutableRawPointer(p0 + 4 * g).storeBytes(of: even.evenHalf, as: SIMD4<Float>.self)
+        UnsafeMutableRawPointer(p1 + 4 * g).storeBytes(of: odd.evenHalf, as: SIMD4<Float>.self)
+        UnsafeMutableRawPointer(p2 + 4 * g).storeBytes(of: even.oddHalf, as: SIMD4<Float>.self)
+        UnsafeMutableRawPointer(p3 + 4 * g).storeBytes(of: odd.oddHalf, as: SIMD4<Float>.self)
+        g += 1
+    }
+    // The first group's other values and everything after the vectors.
+    for i in 1..<min(16, 4 * phase) { out[(i & 3) * phase + (i >> 2)] = i <= width ? row[i - 1] : 0 }
+    for i in stride(from: 16 * g, to: 4 * phase, by: 1) { out[(i & 3) * phase + (i >> 2)] = i <= width ? row[i - 1] : 0 }
 }
 
 /// Six vectors `base + r·stride`, r = 0…5.
