@@ -88,6 +88,14 @@ $(VENV)/.stamp: tools/requirements.txt
 	$(VENV)/bin/python -m pip install --no-cache-dir -r tools/requirements.txt
 	touch $@
 
+# The CPU's arithmetic ceiling for docs/benchmarks.md: FMA and BF16 throughput of one core, and the
+# Winograd layers' 36 small GEMMs through OpenBLAS and a pre-packed AVX-512 kernel (needs AVX-512).
+.PHONY: bench-ceiling
+bench-ceiling: deps
+	mkdir -p .build
+	$(CC) -O3 -mavx512f -mavx512bf16 -mfma tools/bench_ceiling.c -o .build/bench-ceiling -lopenblas
+	OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 .build/bench-ceiling
+
 # --- Fuzzing (Fuzz/, docs/reliability.md): libFuzzer with AddressSanitizer over every parser.
 # `make fuzz` runs each harness for FUZZ_SECONDS; `make -j2 fuzz` runs two at once. New inputs go
 # to .build/fuzz-corpus/HARNESS (seeded from Fuzz/Corpus/HARNESS), crashes and hangs to
