@@ -109,6 +109,27 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
         #expect(relativeError(read(output), expected) <= 1e-5)
     }
 
+    /// A stem-like convolution (3→16, 7×7 stride 2) whose im2col matrix exceeds
+    /// `Convolution.cachedTile`, so it runs in more column tiles than the workers alone would need.
+    @Test(arguments: [1, 2, 3])
+    func cachedTileConvolutionMatchesNaive(threads: Int) throws {
+        var rng = SyntheticRandom(seed: UInt64(threads) &+ 4242)
+        let (h, w) = (130, 131)
+        let conv = Convolution(
+            name: "stem", inChannels: 3, outChannels: 16, kernelSize: 7, stride: 2, padding: 3,
+            weights: rng.floats(16 * 3 * 49), bias: rng.floats(16))
+        let output = (conv.outputSize(h), conv.outputSize(w))
+        #expect(output.0 * output.1 * conv.reduction > 2 * Convolution.cachedTile)
+        let (context, arena) = try makeContext(threads: threads, scratch: 1 << 20)
+        let input = arena.tensor(3, h, w), out = arena.tensor(16, output.0, output.1)
+        let values = rng.floats(input.count)
+        fill(input, values)
+        fill(out, [Float](repeating: .nan, count: out.count))
+        context.convolve(conv, input, into: out, Epilogue(residual: nil, relu: false))
+        let expected = naiveConvolution(conv, values, h: h, w: w, residual: nil, relu: false)
+        #expect(relativeError(read(out), expected) <= 1e-5)
+    }
+
     @Test(arguments: 0..<20)
     func maxPoolMatchesNaive(_ seed: Int) throws {
         var rng = SyntheticRandom(seed: UInt64(seed) &+ 100)

@@ -27,6 +27,11 @@ struct Convolution: Sendable {
     /// their 1–9 MB of weights 2–4 times over (about 1 ms a frame, docs/benchmarks.md).
     static let largeWeights = 1 << 18
 
+    /// Most floats of one im2col tile of a small-weight convolution (1 MB, half a core's L2): the
+    /// 7×7 stem wrote 2.4 MB tiles, and its 4.9–5.6 ms fell by 10 % with this cap (5 of 5
+    /// alternating runs; 512 KB was no better).
+    static let cachedTile = 1 << 18
+
     /// Whether the input is already the GEMM operand (1×1, stride 1, no padding).
     var isPointwise: Bool { kernelSize == 1 && stride == 1 && padding == 0 }
 }
@@ -57,11 +62,12 @@ extension ComputeContext {
         let maxColumns = conv.isPointwise ? n : scratchCount / k
         let tilesNeeded = (n + maxColumns - 1) / maxColumns
         // Every column tile makes OpenBLAS pack the whole weight matrix again: where that matrix is
-        // large, take as few tiles as the scratch allows (a multiple of the workers).
+        // large, take as few tiles as the scratch allows (a multiple of the workers). Otherwise keep
+        // each tile's im2col matrix within `cachedTile` floats, so the GEMM reads it from L2.
         let fewest = ((tilesNeeded + threads - 1) / threads) * threads
         let columnTiles = !splitByColumns ? tilesNeeded
             : conv.outChannels * k > Convolution.largeWeights ? max(tilesNeeded, min(fewest, n / 64))
-            : max(tilesNeeded, min(4 * threads, n / 64))
+            : max(tilesNeeded, min(4 * threads, n / 64), conv.isPointwise ? 0 : (n * k + Convolution.cachedTile - 1) / Convolution.cachedTile)
         let rowParts = splitByColumns ? 1 : threads
         /// One item: a column tile × output-channel part (one of the two is 1).
         struct Job: ItemJob {
