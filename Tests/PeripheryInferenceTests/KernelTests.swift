@@ -56,6 +56,21 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
     return out
 }
 
+/// Runs `conv` without residual on a random `[Cin, h, w]` input (output prefilled with NaN, so every
+/// element must be written) and returns its relative error against ``naiveConvolution``.
+func naiveConvolutionError(
+    _ conv: Convolution, h: Int, w: Int, relu: Bool, threads: Int, scratch: Int, rng: inout SyntheticRandom
+) throws -> Double {
+    let (context, arena) = try makeContext(threads: threads, scratch: scratch)
+    let input = arena.tensor(conv.inChannels, h, w)
+    let output = arena.tensor(conv.outChannels, conv.outputSize(h), conv.outputSize(w))
+    let values = rng.floats(input.count)
+    fill(input, values)
+    fill(output, [Float](repeating: .nan, count: output.count))
+    context.convolve(conv, input, into: output, Epilogue(residual: nil, relu: relu))
+    return relativeError(read(output), naiveConvolution(conv, values, h: h, w: w, residual: nil, relu: relu))
+}
+
 @Suite struct KernelTests {
     /// 24 random shapes: odd sizes, strides 1/2, kernels 1/3/7 with "same" padding or none,
     /// with and without residual and ReLU, on 1–3 workers and scratch small enough to force tiling.
@@ -99,35 +114,22 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
             name: "large", inChannels: cin, outChannels: cout, kernelSize: 3, stride: 1, padding: 1,
             weights: rng.floats(cout * cin * 9), bias: rng.floats(cout))
         #expect(conv.outChannels * conv.reduction > Convolution.largeWeights)
-        let (context, arena) = try makeContext(threads: threads, scratch: scratch)
-        let input = arena.tensor(cin, h, w), output = arena.tensor(cout, h, w)
-        let values = rng.floats(input.count)
-        fill(input, values)
-        fill(output, [Float](repeating: .nan, count: output.count))
-        context.convolve(conv, input, into: output, Epilogue(residual: nil, relu: true))
-        let expected = naiveConvolution(conv, values, h: h, w: w, residual: nil, relu: true)
-        #expect(relativeError(read(output), expected) <= 1e-5)
+        let error = try naiveConvolutionError(conv, h: h, w: w, relu: true, threads: threads, scratch: scratch, rng: &rng)
+        #expect(error <= 1e-5)
     }
 
-    /// A stem-like convolution (3→16, 7×7 stride 2) whose im2col matrix exceeds
-    /// `Convolution.cachedTile`, so it runs in more column tiles than the workers alone would need.
+    /// A stem-like convolution (3→16, 7×7 stride 2) whose im2col matrix is more than four tiles of
+    /// `Convolution.cachedTile` per worker, so the cap, not the workers, sets the number of tiles.
     @Test(arguments: [1, 2, 3])
     func cachedTileConvolutionMatchesNaive(threads: Int) throws {
         var rng = SyntheticRandom(seed: UInt64(threads) &+ 4242)
-        let (h, w) = (130, 131)
+        let (h, w) = (300, 301)
         let conv = Convolution(
             name: "stem", inChannels: 3, outChannels: 16, kernelSize: 7, stride: 2, padding: 3,
             weights: rng.floats(16 * 3 * 49), bias: rng.floats(16))
-        let output = (conv.outputSize(h), conv.outputSize(w))
-        #expect(output.0 * output.1 * conv.reduction > 2 * Convolution.cachedTile)
-        let (context, arena) = try makeContext(threads: threads, scratch: 1 << 20)
-        let input = arena.tensor(3, h, w), out = arena.tensor(16, output.0, output.1)
-        let values = rng.floats(input.count)
-        fill(input, values)
-        fill(out, [Float](repeating: .nan, count: out.count))
-        context.convolve(conv, input, into: out, Epilogue(residual: nil, relu: false))
-        let expected = naiveConvolution(conv, values, h: h, w: w, residual: nil, relu: false)
-        #expect(relativeError(read(out), expected) <= 1e-5)
+        #expect(conv.outputSize(h) * conv.outputSize(w) * conv.reduction > 4 * threads * Convolution.cachedTile)
+        let error = try naiveConvolutionError(conv, h: h, w: w, relu: false, threads: threads, scratch: 1 << 20, rng: &rng)
+        #expect(error <= 1e-5)
     }
 
     @Test(arguments: 0..<20)

@@ -59,15 +59,17 @@ extension ComputeContext {
         // Column tiles small enough for one worker's scratch, and when splitting by columns at least
         // four per worker (of at least 64 columns) so that the dynamic schedule can balance them.
         precondition(conv.isPointwise || k <= scratchCount, "\(conv.name): scratch smaller than one im2col column")
-        let maxColumns = conv.isPointwise ? n : scratchCount / k
-        let tilesNeeded = (n + maxColumns - 1) / maxColumns
         // Every column tile makes OpenBLAS pack the whole weight matrix again: where that matrix is
         // large, take as few tiles as the scratch allows (a multiple of the workers). Otherwise keep
-        // each tile's im2col matrix within `cachedTile` floats, so the GEMM reads it from L2.
+        // each tile's im2col matrix within `cachedTile` floats, so the GEMM reads it from L2
+        // (`k ≤ cachedTile` there, since the weights alone are `outChannels · k` floats).
+        let largeWeights = conv.outChannels * k > Convolution.largeWeights
+        let maxColumns = conv.isPointwise ? n : (largeWeights ? scratchCount : min(scratchCount, Convolution.cachedTile)) / k
+        let tilesNeeded = (n + maxColumns - 1) / maxColumns
         let fewest = ((tilesNeeded + threads - 1) / threads) * threads
         let columnTiles = !splitByColumns ? tilesNeeded
-            : conv.outChannels * k > Convolution.largeWeights ? max(tilesNeeded, min(fewest, n / 64))
-            : max(tilesNeeded, min(4 * threads, n / 64), conv.isPointwise ? 0 : (n * k + Convolution.cachedTile - 1) / Convolution.cachedTile)
+            : largeWeights ? max(tilesNeeded, min(fewest, n / 64))
+            : max(tilesNeeded, min(4 * threads, n / 64))
         let rowParts = splitByColumns ? 1 : threads
         /// One item: a column tile × output-channel part (one of the two is 1).
         struct Job: ItemJob {
