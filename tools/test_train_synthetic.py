@@ -91,6 +91,25 @@ class TrainerTests(unittest.TestCase):
         else:
             self.assertEqual(float(heavy["cls"]), float(base["cls"]))
 
+    def test_near_box_weight_scales_only_near_positives(self) -> None:
+        """Box codes of positives within the range weigh W times; classes and far positives do not change."""
+        truth = [{"label": 0, "x": 8.0, "y": 1.0, "z": 0.8, "length": 4.5, "width": 1.9, "height": 1.6, "yaw": 0.0},
+                 {"label": 0, "x": 30.0, "y": -2.0, "z": 0.8, "length": 4.5, "width": 1.9, "height": 1.6, "yaw": 0.0}]
+        def box_loss(boxes, **kw):
+            labels, codes, dirs, _ = T.encode_targets(boxes, 1.0, 2.0)
+            torch.manual_seed(1)
+            outputs = (torch.randn(1, 6720, 4), torch.randn(1, 6720, 9), torch.randn(1, 6720, 2))
+            return T.losses(outputs, torch.from_numpy(labels)[None], torch.from_numpy(codes)[None],
+                            torch.from_numpy(dirs)[None], 2.0, 0.8, **kw)
+        base = box_loss(truth)
+        heavy = box_loss(truth, near_box_weight=3.0, near_box_range=14.0)
+        near_only = box_loss(truth[:1]), box_loss(truth[:1], near_box_weight=3.0, near_box_range=14.0)
+        far_only = box_loss(truth[1:]), box_loss(truth[1:], near_box_weight=3.0, near_box_range=14.0)
+        self.assertEqual(float(base["cls"]), float(heavy["cls"]))
+        self.assertAlmostEqual(float(near_only[1]["box"]), 3.0 * float(near_only[0]["box"]), places=4)
+        self.assertEqual(float(far_only[1]["box"]), float(far_only[0]["box"]))
+        self.assertGreater(float(heavy["box"]), float(base["box"]))
+
     def test_lut_camera_fits_the_lut(self) -> None:
         """The camera fitted to a LUT sends each visible voxel to its LUT pixel within the LUT's rounding."""
         for frame in self.frames.values():

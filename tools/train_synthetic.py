@@ -18,6 +18,8 @@ Recipe (shared/spec/training.md, "Anchor3DHead" with remedy 3 for the contract's
   direction bins; each divided by the number of positives. ``--two-wheeler-weight W`` weighs
   two-wheeler positives W times in the class loss, ``--oversample-near-two-wheelers N`` repeats the
   frames with a two-wheeler in view within 12 m N times per epoch (the rare, weak case);
+  ``--near-box-weight W`` weighs the box codes of positives in head cells within
+  ``--near-box-range`` metres W times (range accuracy near the 10 m boundary of evaluation.md);
 * an auxiliary, training-only head on the stride-4 features learns which pixels show a vehicle (the
   box silhouettes through the camera fitted to the frame's LUT; sigmoid focal loss): dense 2-D
   supervision that a from-scratch backbone needs to learn vehicle features in hours rather than days.
@@ -85,6 +87,8 @@ def make_anchors() -> np.ndarray:
 
 ANCHORS = make_anchors()
 CELL_CENTRES = ANCHORS[:: ref.ANCHORS, :2]  # [840, 2], one per head cell
+# Vehicle-frame range of each anchor's cell centre (vehicle x = grid y + offset, vehicle y = −grid x).
+ANCHOR_RANGE = torch.from_numpy(np.hypot(ANCHORS[:, 1] + GRID_X_OFFSET, ANCHORS[:, 0])).float()  # [6720]
 
 
 def limit_period(v: np.ndarray, offset: float, period: float) -> np.ndarray:
@@ -306,7 +310,8 @@ def forward(model: ref.Safety40, images: torch.Tensor, lut_index: torch.Tensor, 
 
 
 def losses(outputs, labels, codes, dirs, box_weight: float, dir_weight: float,
-           two_wheeler_weight: float = 1.0) -> Dict[str, torch.Tensor]:
+           two_wheeler_weight: float = 1.0, near_box_weight: float = 1.0,
+           near_box_range: float = 14.0) -> Dict[str, torch.Tensor]:
     cls, reg, dir_logits = outputs
     positive = (labels >= 0) & (labels < ref.CLASSES)
     valid = labels >= 0
@@ -330,7 +335,10 @@ def losses(outputs, labels, codes, dirs, box_weight: float, dir_weight: float,
         diff = (pred - target).abs()
         beta = 1.0 / 9.0
         sl1 = torch.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
-        loss_box = (sl1 * CODE_WEIGHTS.to(sl1.device)).sum() / num_pos
+        # A positive's cell lies within pos_radius of its truth, so the cell's range stands for it.
+        near = (ANCHOR_RANGE.to(reg.device) <= near_box_range).expand_as(positive)[positive]
+        row_weight = 1.0 + (near_box_weight - 1.0) * near.to(sl1.dtype)
+        loss_box = (sl1 * CODE_WEIGHTS.to(sl1.device) * row_weight[:, None]).sum() / num_pos
         loss_dir = F.cross_entropy(dir_logits[positive], dirs[positive], reduction="sum") / num_pos
     else:
         loss_box = reg.sum() * 0
@@ -586,6 +594,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                     help="score calibration meets recall inside 10 m >= R on its frames first, then maximises F1")
     ap.add_argument("--two-wheeler-weight", type=float, default=1.0,
                     help="weight of two-wheeler positives in the class loss (1: as every class)")
+    ap.add_argument("--near-box-weight", type=float, default=1.0,
+                    help="weight of the box codes of positives within --near-box-range metres (1: as every range)")
+    ap.add_argument("--near-box-range", type=float, default=14.0, metavar="M",
+                    help="metres: range of the head cells whose positives --near-box-weight weighs")
     ap.add_argument("--max-minutes", type=float, default=0, help="stop (after a checkpoint) when this much time has passed")
     args = ap.parse_args(argv)
 
@@ -657,7 +669,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             group["lr"] = learning_rate(it, args)
         images, idx, vis, labels, codes, dirs, masks = batch(chunk, np_rng, device)
         outputs = forward(model, images, idx, vis, aux)
-        parts = losses(outputs[:3], labels, codes, dirs, args.box_weight, args.dir_weight, args.two_wheeler_weight)
+        parts = losses(outputs[:3], labels, codes, dirs, args.box_weight, args.dir_weight, args.two_wheeler_weight,
+                       args.near_box_weight, args.near_box_range)
         if aux is not None:
             parts["aux"] = aux_loss(outputs[3], masks, args.aux_weight)
         total = sum(parts.values())
@@ -705,7 +718,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             "trainer_settings": json.dumps({k: v for k, v in sorted(vars(args).items())
                                             if k in ("lr", "warmup", "weight_decay", "box_weight", "dir_weight",
                                                      "pos_radius", "ignore_radius", "seed", "iterations", "batch",
-                                                     "aux_weight", "oversample_near_two_wheelers", "two_wheeler_weight")} | {"init_from": str(args.init_from)}),
+                                                     "aux_weight", "oversample_near_two_wheelers", "two_wheeler_weight",
+                                                     "near_box_weight", "near_box_range")} | {"init_from": str(args.init_from)}),
         }
         if args.calibrate_scores:
             held_out = list(load_frames(args.calibrate_scores, args.pos_radius, args.ignore_radius).values())
