@@ -56,19 +56,29 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
     return out
 }
 
-/// Runs `conv` without residual on a random `[Cin, h, w]` input (output prefilled with NaN, so every
-/// element must be written) and returns its relative error against ``naiveConvolution``.
+/// Runs `conv` on a random `[Cin, h, w]` input, with a random residual if asked (output prefilled
+/// with NaN, so every element must be written), and returns its relative error against
+/// ``naiveConvolution``.
 func naiveConvolutionError(
-    _ conv: Convolution, h: Int, w: Int, relu: Bool, threads: Int, scratch: Int, rng: inout SyntheticRandom
+    _ conv: Convolution, h: Int, w: Int, residual useResidual: Bool = false, relu: Bool, threads: Int, scratch: Int,
+    rng: inout SyntheticRandom
 ) throws -> Double {
     let (context, arena) = try makeContext(threads: threads, scratch: scratch)
     let input = arena.tensor(conv.inChannels, h, w)
     let output = arena.tensor(conv.outChannels, conv.outputSize(h), conv.outputSize(w))
     let values = rng.floats(input.count)
     fill(input, values)
+    var residual: Tensor?
+    var residualValues: [Float]?
+    if useResidual {
+        let r = arena.tensor(output.channels, output.height, output.width)
+        let rv = rng.floats(r.count)
+        fill(r, rv)
+        (residual, residualValues) = (r, rv)
+    }
     fill(output, [Float](repeating: .nan, count: output.count))
-    context.convolve(conv, input, into: output, Epilogue(residual: nil, relu: relu))
-    return relativeError(read(output), naiveConvolution(conv, values, h: h, w: w, residual: nil, relu: relu))
+    context.convolve(conv, input, into: output, Epilogue(residual: residual, relu: relu))
+    return relativeError(read(output), naiveConvolution(conv, values, h: h, w: w, residual: residualValues, relu: relu))
 }
 
 @Suite struct KernelTests {
@@ -84,24 +94,10 @@ func naiveConvolutionError(
         let conv = Convolution(
             name: "test", inChannels: cin, outChannels: cout, kernelSize: k, stride: stride, padding: padding,
             weights: rng.floats(cout * cin * k * k), bias: rng.floats(cout))
-        let (context, arena) = try makeContext(threads: threads, scratch: seed % 2 == 0 ? 1 << 16 : cin * k * k * 3)
-        let input = arena.tensor(cin, h, w), output = arena.tensor(cout, conv.outputSize(h), conv.outputSize(w))
-        let inputValues = rng.floats(input.count)
-        fill(input, inputValues)
-        let useResidual = seed % 3 == 0, relu = seed % 2 == 1
-        var residual: Tensor?
-        var residualValues: [Float]?
-        if useResidual {
-            let r = arena.tensor(cout, output.height, output.width)
-            residualValues = rng.floats(r.count)
-            fill(r, residualValues!)
-            residual = r
-        }
-        // Garbage in the output proves every element is written.
-        fill(output, [Float](repeating: .nan, count: output.count))
-        context.convolve(conv, input, into: output, Epilogue(residual: residual, relu: relu))
-        let expected = naiveConvolution(conv, inputValues, h: h, w: w, residual: residualValues, relu: relu)
-        #expect(relativeError(read(output), expected) <= 1e-5, "k\(k) s\(stride) p\(padding) \(cin)→\(cout) \(h)×\(w) threads \(threads)")
+        let error = try naiveConvolutionError(
+            conv, h: h, w: w, residual: seed % 3 == 0, relu: seed % 2 == 1, threads: threads,
+            scratch: seed % 2 == 0 ? 1 << 16 : cin * k * k * 3, rng: &rng)
+        #expect(error <= 1e-5, "k\(k) s\(stride) p\(padding) \(cin)→\(cout) \(h)×\(w) threads \(threads)")
     }
 
     /// Weight matrices above `Convolution`'s large-weights threshold take the fewest column tiles the
@@ -113,7 +109,7 @@ func naiveConvolutionError(
         let conv = Convolution(
             name: "large", inChannels: cin, outChannels: cout, kernelSize: 3, stride: 1, padding: 1,
             weights: rng.floats(cout * cin * 9), bias: rng.floats(cout))
-        #expect(conv.outChannels * conv.reduction > Convolution.largeWeights)
+        #expect(conv.hasLargeWeights)
         let error = try naiveConvolutionError(conv, h: h, w: w, relu: true, threads: threads, scratch: scratch, rng: &rng)
         #expect(error <= 1e-5)
     }

@@ -32,6 +32,9 @@ struct Convolution: Sendable {
     /// alternating runs; 512 KB was no better).
     static let cachedTile = 1 << 18
 
+    /// Whether the weight matrix is above ``largeWeights``.
+    var hasLargeWeights: Bool { outChannels * reduction > Convolution.largeWeights }
+
     /// Whether the input is already the GEMM operand (1×1, stride 1, no padding).
     var isPointwise: Bool { kernelSize == 1 && stride == 1 && padding == 0 }
 }
@@ -63,12 +66,11 @@ extension ComputeContext {
         // large, take as few tiles as the scratch allows (a multiple of the workers). Otherwise keep
         // each tile's im2col matrix within `cachedTile` floats, so the GEMM reads it from L2
         // (`k ≤ cachedTile` there, since the weights alone are `outChannels · k` floats).
-        let largeWeights = conv.outChannels * k > Convolution.largeWeights
-        let maxColumns = conv.isPointwise ? n : (largeWeights ? scratchCount : min(scratchCount, Convolution.cachedTile)) / k
+        let maxColumns = conv.isPointwise ? n : (conv.hasLargeWeights ? scratchCount : min(scratchCount, Convolution.cachedTile)) / k
         let tilesNeeded = (n + maxColumns - 1) / maxColumns
         let fewest = ((tilesNeeded + threads - 1) / threads) * threads
         let columnTiles = !splitByColumns ? tilesNeeded
-            : largeWeights ? max(tilesNeeded, min(fewest, n / 64))
+            : conv.hasLargeWeights ? max(tilesNeeded, min(fewest, n / 64))
             : max(tilesNeeded, min(4 * threads, n / 64))
         let rowParts = splitByColumns ? 1 : threads
         /// One item: a column tile × output-channel part (one of the two is 1).

@@ -272,8 +272,9 @@ private func splitPhases(_ row: UnsafePointer<Float>, width: Int, into out: Unsa
         g += 1
     }
     // The first group's other values and everything after the vectors.
-    for i in 1..<min(16, 4 * phase) { out[(i & 3) * phase + (i >> 2)] = i <= width ? row[i - 1] : 0 }
-    for i in stride(from: 16 * g, to: 4 * phase, by: 1) { out[(i & 3) * phase + (i >> 2)] = i <= width ? row[i - 1] : 0 }
+    @inline(__always) func scalar(_ i: Int) { out[(i & 3) * phase + (i >> 2)] = i <= width ? row[i - 1] : 0 }
+    for i in 1..<min(16, 4 * phase) { scalar(i) }
+    for i in stride(from: 16 * g, to: 4 * phase, by: 1) { scalar(i) }
 }
 
 /// Six vectors `base + r·stride`, r = 0…5.
