@@ -16,9 +16,11 @@ let package = Package(
         .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CLibPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
+        // INT8 convolution kernels (AVX2, AVX-VNNI, AVX-512 VNNI and a naive reference), chosen at load.
+        .target(name: "CInt8Kernels"),
         .target(
             name: "PeripheryInference",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "COpenBLAS", "CLibPNG", "CJPEG"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "COpenBLAS", "CLibPNG", "CJPEG", "CInt8Kernels"],
             resources: [.copy("Resources/Conformance")]
         ),
         .executableTarget(
@@ -36,7 +38,7 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(
             name: "PeripheryInferenceTests",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference", "CAllocationCounter"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference", "CAllocationCounter", "CInt8Kernels"],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]
         ),

@@ -33,6 +33,21 @@ public enum DetectorError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// Why a `Detector` cannot be built.
+public enum DetectorSetupError: Error, Equatable, CustomStringConvertible {
+    /// OpenBLAS cannot be loaded or fails its self-test.
+    case blas(BLASError)
+    /// The weights file or the CPU cannot run the precision asked for.
+    case precision(PrecisionError)
+
+    public var description: String {
+        switch self {
+        case let .blas(error): "\(error)"
+        case let .precision(error): "\(error)"
+        }
+    }
+}
+
 /// The Safety40 detector on the CPU: normalised image → features → LUT gather → head → decode.
 ///
 /// Create one per thread; the `Safety40Weights` it is built from can be shared between detectors.
@@ -43,9 +58,13 @@ public final class Detector {
     public let threads: Int
     /// The BLAS the runtime runs on.
     public let blas: BLASInfo
+    /// The precision the network runs in (the file's, when built with `.auto`).
+    public let precision: InferencePrecision
+    /// The convolution kernels in use: the OpenBLAS core type for FP32, the instruction set for INT8.
+    public let kernel: String
     /// Outputs of the last `detect` call.
     public private(set) var headOutputs: HeadOutputs
-    private let network: Safety40Network
+    private let network: Network
     private var decodeWorkspace = DecodeWorkspace()
 
     /// Builds a detector.
@@ -53,13 +72,34 @@ public final class Detector {
     /// - Parameters:
     ///   - weights: validated weights.
     ///   - threads: worker threads per layer; defaults to all cores.
-    /// - Throws: `BLASError` if OpenBLAS cannot be loaded or fails its self-test.
-    public init(weights: Safety40Weights, threads: Int? = nil) throws(BLASError) {
-        let library = try OpenBLAS.load()
+    ///   - precision: the arithmetic to run; `.auto` (the default) runs the file's own precision.
+    /// - Throws: `DetectorSetupError` if OpenBLAS cannot be loaded or fails its self-test, or if the
+    ///   file or the CPU cannot run `precision`.
+    public convenience init(weights: Safety40Weights, threads: Int? = nil, precision: InferencePrecision = .auto) throws(DetectorSetupError) {
+        try self.init(weights: weights, threads: threads, precision: precision, int8Kernel: Int8ISA.best(for: .current))
+    }
+
+    /// Builds a detector whose INT8 convolutions run on `int8Kernel` (tests force each path the
+    /// CPU has; `nil`: the CPU has none).
+    init(weights: Safety40Weights, threads: Int?, precision: InferencePrecision, int8Kernel: Int8ISA?) throws(DetectorSetupError) {
+        let library: OpenBLAS
+        do { library = try OpenBLAS.load() } catch { throw .blas(error) }
         library.setThreads(1)
         self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
         blas = library.info
-        network = Safety40Network(weights: weights, blas: library, threads: self.threads)
+        let resolved = precision == .auto ? weights.precision : precision
+        guard resolved == weights.precision else {
+            throw .precision(resolved == .bf16 ? .notImplemented(.bf16) : .fileIsNot(requested: resolved, file: weights.precision))
+        }
+        self.precision = resolved
+        if let int8 = weights.int8 {
+            guard let int8Kernel else { throw .precision(.unsupportedByCPU(.int8, needs: "AVX2")) }
+            network = .int8(Safety40Int8Network(weights: int8, blas: library, threads: self.threads, isa: int8Kernel))
+            kernel = int8Kernel.rawValue
+        } else {
+            network = .fp32(Safety40Network(weights: weights, blas: library, threads: self.threads))
+            kernel = "openblas-" + library.info.coreName
+        }
         headOutputs = .zeros()
     }
 
@@ -89,7 +129,7 @@ public final class Detector {
         image: UnsafeBufferPointer<Float>, lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings(),
         into detections: inout [Detection]
     ) throws(DetectorError) -> DetectorTimings {
-        let expected = network.image.count
+        let expected = Preprocessor.count
         guard image.count == expected, let source = image.baseAddress else {
             throw .wrongImageSize(expected: expected, actual: image.count)
         }
@@ -101,16 +141,27 @@ public final class Detector {
             defer { mark = now }
             return Double(now - mark) / 1e6
         }
-        network.image.data.update(from: source, count: expected)
-        if network.profile != nil { network.profile = [] }
-        network.runBackbone()
-        timings.backbone = lap()
-        lut.gather(
-            features: UnsafeBufferPointer(start: network.features.data, count: network.features.count),
-            into: UnsafeMutableBufferPointer(start: network.volume.data, count: network.volume.count))
-        timings.gather = lap()
-        network.runHead()
-        copyHeadOutputs()
+        switch network {
+        case let .fp32(network):
+            network.image.data.update(from: source, count: expected)
+            if network.profile != nil { network.profile = [] }
+            network.runBackbone()
+            timings.backbone = lap()
+            lut.gather(
+                features: UnsafeBufferPointer(start: network.features.data, count: network.features.count),
+                into: UnsafeMutableBufferPointer(start: network.volume.data, count: network.volume.count))
+            timings.gather = lap()
+            network.runHead()
+            copyHeadOutputs(network.headOutput)
+        case let .int8(network):
+            if network.profile != nil { network.profile = [] }
+            network.runBackbone(image: source)
+            timings.backbone = lap()
+            network.gather(lut)
+            timings.gather = lap()
+            network.runHead()
+            copyHeadOutputs(network.headOutput)
+        }
         timings.head = lap()
         Decoder.decode(headOutputs, settings: settings, workspace: &decodeWorkspace, into: &detections)
         timings.decode = lap()
@@ -137,28 +188,66 @@ public final class Detector {
     }
 
     /// The network's workers (nil with one thread), for work between passes such as preprocessing.
-    var workerPool: WorkerPool? { network.context.workerPool }
+    var workerPool: WorkerPool? {
+        switch network {
+        case let .fp32(network): network.context.workerPool
+        case let .int8(network): network.context.workerPool
+        }
+    }
 
     /// Whether `detect` records per-layer timings in `layerTimings` (off by default).
     public var profilesLayers: Bool {
-        get { network.profile != nil }
-        set { network.profile = newValue ? [] : nil }
+        get { profileEnabled }
+        set {
+            switch network {
+            case let .fp32(network): network.profile = newValue ? [] : nil
+            case let .int8(network): network.profile = newValue ? [] : nil
+            }
+        }
+    }
+
+    private var profileEnabled: Bool {
+        switch network {
+        case let .fp32(network): network.profile != nil
+        case let .int8(network): network.profile != nil
+        }
     }
 
     /// Per-layer timings of the last `detect` call, in execution order, when `profilesLayers` is on.
-    public var layerTimings: [LayerTiming] { network.profile ?? [] }
+    public var layerTimings: [LayerTiming] {
+        switch network {
+        case let .fp32(network): network.profile ?? []
+        case let .int8(network): network.profile ?? []
+        }
+    }
 
-    /// Features `[64, 64, 128]` of the last call.
-    public var features: [Float] { Array(UnsafeBufferPointer(start: network.features.data, count: network.features.count)) }
+    /// Features `[64, 64, 128]` of the last call (dequantized in INT8).
+    public var features: [Float] {
+        switch network {
+        case let .fp32(network): Array(UnsafeBufferPointer(start: network.features.data, count: network.features.count))
+        case let .int8(network): network.features
+        }
+    }
 
-    /// BEV volume `[64, 41, 80, 2]` of the last call.
-    public var volume: [Float] { Array(UnsafeBufferPointer(start: network.volume.data, count: network.volume.count)) }
+    /// BEV volume `[64, 41, 80, 2]` of the last call (dequantized in INT8).
+    public var volume: [Float] {
+        switch network {
+        case let .fp32(network): Array(UnsafeBufferPointer(start: network.volume.data, count: network.volume.count))
+        case let .int8(network): network.volume
+        }
+    }
+
+    /// The network of one precision.
+    private enum Network {
+        case fp32(Safety40Network)
+        case int8(Safety40Int8Network)
+    }
 
     /// Splits the fused `[840, 32 + 72 + 16]` head output into the three candidate-major tensors.
-    private func copyHeadOutputs() {
+    private func copyHeadOutputs(_ source: UnsafeMutablePointer<Float>) {
         let pixels = Safety40.headCellsX * Safety40.headCellsY, anchors = Safety40.anchorsPerCell
         let widths = (Safety40.classChannels * anchors, Safety40.boxCodeChannels * anchors, Safety40.directionChannels * anchors)
-        let row = widths.0 + widths.1 + widths.2, source = network.headOutput
+        let row = widths.0 + widths.1 + widths.2
         func copy(_ target: inout [Float], offset: Int, width: Int) {
             target.withUnsafeMutableBufferPointer { out in
                 guard let out = out.baseAddress else { return }

@@ -107,13 +107,14 @@ public final class PerceptionEngine {
 
     /// Builds an engine.
     ///
-    /// - Throws: `BLASError` if OpenBLAS cannot be loaded.
+    /// - Throws: `DetectorSetupError` if OpenBLAS cannot be loaded or the weights or the CPU
+    ///   cannot run `precision` (`.auto`: the file's own).
     public init(
         weights: Safety40Weights, threads: Int? = nil,
         settings: DecodeSettings = DecodeSettings(rejectImplausible: true),
-        tracker configuration: TrackerConfiguration = TrackerConfiguration()
-    ) throws(BLASError) {
-        detector = try Detector(weights: weights, threads: threads)
+        tracker configuration: TrackerConfiguration = TrackerConfiguration(), precision: InferencePrecision = .auto
+    ) throws(DetectorSetupError) {
+        detector = try Detector(weights: weights, threads: threads, precision: precision)
         // The resize runs between two network passes, on as many threads as the network.
         preprocessor = Preprocessor(pool: detector.workerPool)
         self.settings = settings
@@ -125,6 +126,12 @@ public final class PerceptionEngine {
 
     /// The BLAS the detector runs on.
     public var blas: BLASInfo { detector.blas }
+
+    /// The precision the network runs in.
+    public var precision: InferencePrecision { detector.precision }
+
+    /// The convolution kernels in use (`Detector.kernel`).
+    public var kernel: String { detector.kernel }
 
     /// Tracker counters so far.
     public var counters: TrackerCounters { replay.tracker.counters }

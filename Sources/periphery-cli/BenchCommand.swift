@@ -24,15 +24,20 @@ enum BenchCommand: Command {
           --threads T    worker threads (default: all cores)
           --json         print one JSON object with median_ms, p95_ms, stages, threads, blas_core
           --layers       also print a per-layer profile (median ms, GFLOP/s, share of the frame)
+          --precision P  auto (the file's own, default), fp32 or int8 (default weights then
+                         Weights/safety40-synthetic-int8.safetensors)
           --help         show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["weights", "frames", "warmup", "threads"], flags: ["json", "layers"])
+        let args = try Arguments(arguments, options: ["weights", "frames", "warmup", "threads", "precision"], flags: ["json", "layers"])
         try args.expectNoPositional()
         let frames = Int(try args.number("frames", default: 50, in: 1...100_000))
         let warmup = Int(try args.number("warmup", default: 5, in: 0...10_000))
-        let detector = try Detector(weights: try Defaults.loadWeights(try Defaults.weightsPath(args)), threads: try Defaults.threads(args))
+        let detector = try Detector(
+            weights: try Defaults.loadWeights(try Defaults.weightsPath(args)), threads: try Defaults.threads(args),
+            precision: try Defaults.precision(args))
+        if let warning = detector.blas.slowerKernelWarning { printError("warning: \(warning)") }
         let lut = ProjectionLUT(calibration: CameraCalibration(try Defaults.referenceSetup()))
         var state: UInt64 = 20_260_831
         let image = (0..<(3 * Safety40.inputHeight * Safety40.inputWidth)).map { _ -> Float in
@@ -65,9 +70,9 @@ enum BenchCommand: Command {
                 let values = timings.map { $0[keyPath: path] }
                 return "\"\(name)\": {\"median_ms\": \(rounded(percentile(values, 0.5))), \"p95_ms\": \(rounded(percentile(values, 0.95)))}"
             }.joined(separator: ", ")
-            print("{\"median_ms\": \(rounded(percentile(totals, 0.5))), \"p95_ms\": \(rounded(percentile(totals, 0.95))), \"fps\": \(rounded(fps)), \"frames\": \(frames), \"stages\": {\(stageJSON)}, \"threads\": \(detector.threads), \"blas_core\": \"\(detector.blas.coreName)\"}")
+            print("{\"median_ms\": \(rounded(percentile(totals, 0.5))), \"p95_ms\": \(rounded(percentile(totals, 0.95))), \"fps\": \(rounded(fps)), \"frames\": \(frames), \"stages\": {\(stageJSON)}, \"threads\": \(detector.threads), \"blas_core\": \"\(detector.blas.coreName)\", \"precision\": \"\(detector.precision)\", \"kernel\": \"\(detector.kernel)\"}")
         } else {
-            print("frames \(frames) (after \(warmup) warm-up), threads \(detector.threads), BLAS core \(detector.blas.coreName)")
+            print("frames \(frames) (after \(warmup) warm-up), threads \(detector.threads), \(detector.precision) on \(detector.kernel)")
             for (name, path) in stages {
                 let values = timings.map { $0[keyPath: path] }
                 print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms", name.padding(toLength: 9, withPad: " ", startingAt: 0), percentile(values, 0.5), percentile(values, 0.95)))

@@ -6,11 +6,14 @@ import PeripheryInference
 enum Defaults {
     /// The bundled weights file, relative to the repository root.
     static let weightsFile = "Weights/safety40-synthetic.safetensors"
+    /// The bundled weights quantized by `periphery quantize`, the default of `--precision int8`.
+    static let int8WeightsFile = "Weights/safety40-synthetic-int8.safetensors"
 
-    /// `--weights` if given, else the bundled file found from the working directory or from the
-    /// executable's location inside `.build/`.
+    /// `--weights` if given, else the bundled file (the INT8 one under `--precision int8`) found
+    /// from the working directory or from the executable's location inside `.build/`.
     static func weightsPath(_ arguments: Arguments) throws(CLIError) -> String {
         if let path = arguments.value("weights") { return path }
+        let weightsFile = arguments.value("precision") == InferencePrecision.int8.rawValue ? int8WeightsFile : weightsFile
         var candidates = [weightsFile]
         if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
             var directory = executable.deletingLastPathComponent()
@@ -43,6 +46,21 @@ enum Defaults {
             intrinsics: try CameraIntrinsics(fx: 910, fy: 910, cx: 582, cy: 437, width: 1164, height: 874),
             pose: .fallback)
     }
+
+    /// Parses `--precision` (default `auto`: the weights file's own).
+    static func precision(_ arguments: Arguments) throws(CLIError) -> InferencePrecision {
+        guard let value = arguments.value("precision") else { return .auto }
+        guard let precision = InferencePrecision(rawValue: value) else {
+            throw CLIError("--precision \(value): expected one of \(InferencePrecision.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return precision
+    }
+
+    /// Help text of `--precision`, shared by the commands that run the network.
+    static let precisionHelp = """
+          --precision P          auto (the weights file's own, default), fp32 or int8 (a file from
+                                 `periphery quantize`; default weights Weights/safety40-synthetic-int8.safetensors)
+        """
 
     /// Parses `--threads`, defaulting to all cores.
     static func threads(_ arguments: Arguments) throws(CLIError) -> Int {

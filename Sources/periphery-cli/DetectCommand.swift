@@ -26,13 +26,14 @@ enum DetectCommand: Command {
           --overlay O.png        camera frame with boxes and ground guides
           --bev B.png            bird's-eye view
           --threads T            worker threads (default: all cores)
+        \(Defaults.precisionHelp)
           --help                 show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            options: ["calibration", "weights", "threshold", "nms-radius", "json", "overlay", "bev", "threads"],
+            options: ["calibration", "weights", "threshold", "nms-radius", "json", "overlay", "bev", "threads", "precision"],
             flags: ["reject-implausible"])
         guard args.positional.count == 1 else { throw CLIError("give exactly one IMAGE") }
         let imagePath = args.positional[0]
@@ -49,7 +50,8 @@ enum DetectCommand: Command {
             settings: DecodeSettings(
                 scoreThreshold: Float(try args.number("threshold", default: 0.5, in: 0...1)),
                 nmsRadius: try args.number("nms-radius", default: 2.0, in: 0...1000),
-                rejectImplausible: args.flag("reject-implausible")))
+                rejectImplausible: args.flag("reject-implausible")),
+            precision: try Defaults.precision(args))
         let result = try engine.process(PerceptionFrame(
             pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))
 

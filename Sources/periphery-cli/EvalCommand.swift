@@ -30,11 +30,12 @@ enum EvalCommand: Command {
           --matches OUT.jsonl write each frame's matches, one JSON line per frame: "frame",
                               "matched" ([prediction, truth] pairs), "false_positives", "missed"
           --threads T         worker threads (default: all cores)
+        \(Defaults.precisionHelp)
           --help              show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches"], flags: ["json"])
+        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches", "precision"], flags: ["json"])
         try args.expectNoPositional()
         let dataset = SyntheticDataset(path: try args.required("data"))
         let threshold = Float(try args.number("threshold", default: 0.6, in: 0...1))
@@ -46,7 +47,8 @@ enum EvalCommand: Command {
         // Decode at the operating point or below, so that the matcher sees every candidate it counts.
         let engine = try PerceptionEngine(
             weights: weights, threads: try Defaults.threads(args),
-            settings: DecodeSettings(scoreThreshold: min(threshold, 0.5), rejectImplausible: true))
+            settings: DecodeSettings(scoreThreshold: min(threshold, 0.5), rejectImplausible: true),
+            precision: try Defaults.precision(args))
         var evaluation = DetectionEvaluation(matcher: DetectionMatcher(scoreThreshold: threshold))
         let matchPath = args.value("matches")
         var matchLines: [String] = []

@@ -22,11 +22,12 @@ enum ForwardCommand: Command {
           --calibration C      calibration file (see docs/geometry.md)
           --dump OUT           output file
           --threads T          worker threads (default: all cores)
+        \(Defaults.precisionHelp)
           --help               show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["weights", "input", "calibration", "dump", "threads"], flags: [])
+        let args = try Arguments(arguments, options: ["weights", "input", "calibration", "dump", "threads", "precision"], flags: [])
         try args.expectNoPositional()
         let inputPath = try args.required("input"), dump = try args.required("dump")
         let calibration = CameraCalibration(try CalibrationFile.load(path: try args.required("calibration")))
@@ -42,7 +43,9 @@ enum ForwardCommand: Command {
             } ?? .missingTensor("image"))
         }
         let image = try input.floats("image")
-        let detector = try Detector(weights: try Defaults.loadWeights(try Defaults.weightsPath(args)), threads: try Defaults.threads(args))
+        let detector = try Detector(
+            weights: try Defaults.loadWeights(try Defaults.weightsPath(args)), threads: try Defaults.threads(args),
+            precision: try Defaults.precision(args))
         _ = try detector.detect(image: image, lut: ProjectionLUT(calibration: calibration))
         var writer = SafetensorsWriter()
         writer.metadata = ["generator": "periphery forward", "input": inputPath]

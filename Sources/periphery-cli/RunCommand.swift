@@ -35,12 +35,13 @@ enum RunCommand: Command {
           --stdin-raw WxH        read raw rgb24 frames of this size from standard input
           --weights W            weights file (default: Weights/safety40-synthetic.safetensors)
           --threads T            worker threads (default: all cores)
+        \(Defaults.precisionHelp)
           --help                 show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, options: ["calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads"],
+            arguments, options: ["calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads", "precision"],
             flags: ["render", "auto-pitch"])
         let fps = try args.number("fps", default: 10, in: 0.1...1000)
         let maxFrames = Int(try args.number("max-frames", default: Double(Int32.max), in: 1...Double(Int32.max)))
@@ -77,7 +78,7 @@ enum RunCommand: Command {
 
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
         let untrained = weights.metadata["trained"] == "false"
-        let engine = try PerceptionEngine(weights: weights, threads: try Defaults.threads(args))
+        let engine = try PerceptionEngine(weights: weights, threads: try Defaults.threads(args), precision: try Defaults.precision(args))
         if args.flag("auto-pitch") {
             guard let drive = recorded, !drive.gyro.isEmpty, !drive.speeds.isEmpty else {
                 throw CLIError("--auto-pitch needs a drive directory with motion.csv and location.csv")

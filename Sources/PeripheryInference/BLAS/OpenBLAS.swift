@@ -25,6 +25,16 @@ public struct BLASInfo: Sendable, Hashable {
     public let libraryPath: String
     /// Max relative error of the load-time sgemm self-test against a naive product.
     public let selfTestError: Double
+
+    /// A warning when the user's `OPENBLAS_CORETYPE` selects an older kernel family than this
+    /// CPU runs (e.g. `Haswell` on an AVX-512 CPU: about 1.45× slower, docs/benchmarks.md).
+    public var slowerKernelWarning: String? {
+        // Kernel families by the widest instructions they use.
+        let rank = ["prescott": 0, "nehalem": 1, "sandybridge": 2, "haswell": 3, "zen": 3, "skylakex": 4, "cooperlake": 4, "sapphirerapids": 4]
+        guard source == .environment, let requested = requestedCore, let best = CPUFeatures.current.openBLASCoreType,
+              let have = rank[requested.lowercased()], let could = rank[best.lowercased()], have < could else { return nil }
+        return "OPENBLAS_CORETYPE=\(requested) selects slower FP32 kernels than this CPU supports (\(best)); unset it for full speed"
+    }
 }
 
 /// Why OpenBLAS cannot be used.

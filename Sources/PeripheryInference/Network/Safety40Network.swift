@@ -56,6 +56,10 @@ final class Safety40Network {
     /// Per-layer timings of the last pass, when enabled (`nil` keeps the hot path free of clocks).
     var profile: [LayerTiming]?
 
+    /// Sees every quantization point's tensor (`Safety40QuantizationGraph`) as the pass writes it,
+    /// for calibrating INT8 (`Safety40Quantizer`); `nil` in inference.
+    var observer: ((String, Tensor) -> Void)?
+
     init(weights: Safety40Weights, blas: OpenBLAS, threads: Int) {
         let workers = max(1, threads)
         var layers: [String: Layer] = [:]
@@ -111,6 +115,7 @@ final class Safety40Network {
     /// `image` → `features`: ResNet-18, FPN, bilinear fuse.
     func runBackbone() {
         let b = buffers, names = Safety40Network.names
+        observer?(Safety40QuantizationGraph.image, b.image)
         run("backbone.conv1", b.image, b.stem, relu: true)
         timed("maxpool") { context.maxPool3x3Stride2(b.stem, into: b.pooled) }
         var input = b.pooled
@@ -131,6 +136,7 @@ final class Safety40Network {
         timed("fpn.top_down") {
             for i in stride(from: 3, to: 0, by: -1) { context.addNearestUpsampled(b.laterals[i], into: b.laterals[i - 1]) }
         }
+        if let observer { for i in 0..<3 { observer(Safety40QuantizationGraph.topDown(i), b.laterals[i]) } }
         // P0 goes straight into its concat slice; P1…P3 are resized into theirs.
         run(names.outputs[0], b.laterals[0], b.concat.channels(0..<64), relu: false)
         for i in 1..<4 {
@@ -139,6 +145,7 @@ final class Safety40Network {
                 context.resizeBilinear(b.pyramid[i], into: b.concat.channels(64 * i ..< 64 * (i + 1)), taps: fuseTaps[i - 1])
             }
         }
+        observer?(Safety40QuantizationGraph.concat, b.concat)
         run("neck_fuse_0", b.concat, b.features, relu: false)
     }
 
@@ -176,6 +183,7 @@ final class Safety40Network {
                 context.convolve(conv, input, into: output, epilogue, transformed: winogradInput, products: winogradProducts)
             }
         }
+        if let observer, let point = Safety40QuantizationGraph.outputPoint(of: name), point == name { observer(point, output) }
     }
 
     /// Runs `body`, recording its time under `name` when profiling. The name is only built then.

@@ -28,6 +28,10 @@ public enum SafetensorsError: Error, Equatable, CustomStringConvertible {
     case wrongShape(tensor: String, expected: String, actual: [Int])
     /// A tensor the caller does not know is present.
     case unexpectedTensor(String)
+    /// A tensor has another dtype than the format requires.
+    case wrongDtype(tensor: String, expected: String, actual: String)
+    /// A tensor holds a value its role forbids (a non-finite or non-positive scale, …).
+    case invalidValue(tensor: String, reason: String)
     /// Any of the above, in a named file.
     indirect case inFile(path: String, SafetensorsError)
 
@@ -48,6 +52,8 @@ public enum SafetensorsError: Error, Equatable, CustomStringConvertible {
         case let .unsupportedDtype(tensor, dtype): "tensor '\(tensor)': unsupported dtype \(dtype)"
         case let .wrongShape(tensor, expected, actual): "tensor '\(tensor)': shape \(actual), expected \(expected)"
         case let .unexpectedTensor(name): "unexpected tensor '\(name)'"
+        case let .wrongDtype(tensor, expected, actual): "tensor '\(tensor)': dtype \(actual), expected \(expected)"
+        case let .invalidValue(tensor, reason): "tensor '\(tensor)': \(reason)"
         case let .inFile(path, error): "\(path): \(error)"
         }
     }

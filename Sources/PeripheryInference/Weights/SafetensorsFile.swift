@@ -179,4 +179,15 @@ public struct SafetensorsFile: Sendable {
             }
         }
     }
+
+    /// The raw elements of a one-byte tensor, which must have dtype `dtype` (`.i8`, `.u8`).
+    ///
+    /// - Throws: `missingTensor` or `wrongDtype` naming the tensor.
+    public func bytes(_ name: String, dtype: DType) throws(SafetensorsError) -> [UInt8] {
+        precondition(dtype.size == 1, "bytes(_:dtype:) reads one-byte dtypes")
+        guard let info = tensors[name] else { throw .missingTensor(name) }
+        guard info.dtype == dtype else { throw .wrongDtype(tensor: name, expected: dtype.rawValue, actual: info.dtype.rawValue) }
+        let base = data.startIndex + dataStart + info.byteRange.lowerBound
+        return [UInt8](data[base ..< base + info.byteRange.count])
+    }
 }

@@ -11,8 +11,13 @@ public struct Safety40Weights: Sendable {
     public let metadata: [String: String]
     /// Trainable parameters in the file's layout (15,206,520 unfolded).
     public let parameterCount: Int
-    /// Convolutions by checkpoint name, BN folded, in float32.
+    /// Convolutions by checkpoint name, BN folded, in float32 (empty in an INT8 file).
     let convolutions: [String: Convolution]
+    /// The INT8 network of a file written by `periphery quantize`, `nil` in an FP32 file.
+    let int8: Safety40Int8Weights?
+
+    /// The precision the file's weights are stored in.
+    public var precision: InferencePrecision { int8 == nil ? .fp32 : .int8 }
 
     /// Batch-norm epsilon of the network.
     static let batchNormEpsilon = 1e-5
@@ -31,6 +36,14 @@ public struct Safety40Weights: Sendable {
 
     /// Validates weights from an open safetensors file.
     public init(file: SafetensorsFile) throws(SafetensorsError) {
+        metadata = file.metadata
+        if file.metadata["precision"] == Safety40Int8Weights.precision {
+            int8 = try Safety40Int8Weights(file: file)
+            convolutions = [:]
+            parameterCount = Safety40Architecture.parameterCount
+            return
+        }
+        int8 = nil
         var remaining = Set(file.tensors.keys)
         var convolutions: [String: Convolution] = [:]
         var parameters = 0
@@ -61,7 +74,6 @@ public struct Safety40Weights: Sendable {
                 padding: spec.padding, weights: weights, bias: bias)
         }
         if let extra = remaining.sorted().first { throw .unexpectedTensor(extra) }
-        metadata = file.metadata
         parameterCount = parameters
         self.convolutions = convolutions
     }

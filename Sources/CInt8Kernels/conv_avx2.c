@@ -1,0 +1,95 @@
+// AVX2 convolution: u8 inputs and s8 weights widened to s16 and multiplied with vpmaddwd, which is
+// exact (vpmaddubsw would saturate its s16 pair sums with full-range weights). Weights
+// [cout/16][k][k][cin4/4][2][16][2] int16 (pack.c): per 4-channel group, for each channel pair,
+// 2 ymm of 8 output channels × 2 s16. The 4 input bytes of a pixel are broadcast and spread by
+// vpshufb into the two zero-extended pairs. A tile is TILE output pixels of one row × 16 channels.
+#include "epilogue_avx2.h"
+
+#define TARGET PQ_TARGET_AVX2
+
+enum { BLOCK = 16, TILE = 4, GROUP_VALUES = 2 * BLOCK * 2 };
+
+typedef struct {
+    ptrdiff_t row_stride, pixel_stride;
+    /// Bytes between the receptive fields of neighbouring output pixels (stride · pixel_stride).
+    ptrdiff_t pixel_step;
+    int groups;
+} geometry;
+
+/// Epilogue of the accumulators `sums[pixel][vector]` of a tile; out of line, so that the tile's
+/// instantiations stay small.
+static __attribute__((noinline)) TARGET void tile_epilogue(const pq_conv *c, const __m256i sums[TILE][2], int o,
+                                                          int y, int x, int pixels) {
+    const int n = c->cout - o;
+    for (int p = 0; p < pixels; p++) {
+        pq_epilogue8(c, sums[p][0], o, n < 8 ? n : 8, y, x + p);
+        if (n > 8) pq_epilogue8(c, sums[p][1], o + 8, n < 16 ? n - 8 : 8, y, x + p);
+    }
+}
+
+/// Output pixels (y, x … x + pixels − 1), channels o … o + 15; `origin` is the input pixel under
+/// tap (0, 0) of output pixel x, `w` the block's packed weights; `pixels` is constant after inlining.
+static inline __attribute__((always_inline)) TARGET void tile(const pq_conv *c, const geometry *g,
+                                                             const uint8_t *origin, const int16_t *w, int o, int y,
+                                                             int x, int pixels) {
+    // Bytes 0, 1 and 2, 3 of each dword, zero-extended to s16 pairs.
+    const __m256i low_pair = _mm256_set1_epi32((int)0x80018000u);
+    const __m256i high_pair = _mm256_set1_epi32((int)0x80038002u);
+    __m256i acc[TILE][2];
+    for (int p = 0; p < pixels; p++) acc[p][0] = acc[p][1] = _mm256_setzero_si256();
+    for (int ky = 0; ky < c->k; ky++) {
+        for (int kx = 0; kx < c->k; kx++) {
+            const uint8_t *tap = origin + ky * g->row_stride + kx * g->pixel_stride;
+            for (int i = 0; i < g->groups; i++, w += GROUP_VALUES) {
+                const __m256i w00 = _mm256_load_si256((const __m256i *)w);
+                const __m256i w01 = _mm256_load_si256((const __m256i *)(w + 16));
+                const __m256i w10 = _mm256_load_si256((const __m256i *)(w + 32));
+                const __m256i w11 = _mm256_load_si256((const __m256i *)(w + 48));
+                for (int p = 0; p < pixels; p++) {
+                    const __m256i in = _mm256_set1_epi32(pq_load32(tap + p * g->pixel_step + i * PQ_CHANNEL_GROUP));
+                    const __m256i low = _mm256_shuffle_epi8(in, low_pair), high = _mm256_shuffle_epi8(in, high_pair);
+                    acc[p][0] = _mm256_add_epi32(
+                        acc[p][0], _mm256_add_epi32(_mm256_madd_epi16(low, w00), _mm256_madd_epi16(high, w10)));
+                    acc[p][1] = _mm256_add_epi32(
+                        acc[p][1], _mm256_add_epi32(_mm256_madd_epi16(low, w01), _mm256_madd_epi16(high, w11)));
+                }
+            }
+        }
+    }
+    // A copy, so that `acc` is only indexed by constants and stays in registers.
+    __m256i sums[TILE][2];
+    for (int p = 0; p < pixels; p++) sums[p][0] = acc[p][0], sums[p][1] = acc[p][1];
+    tile_epilogue(c, sums, o, y, x, pixels);
+}
+
+/// One output row y of the block at channel o: whole tiles, then one narrower tile.
+static TARGET void row(const pq_conv *c, const geometry *g, const uint8_t *origin, const int16_t *w, int o, int y) {
+    int x = 0;
+    for (; x + TILE <= c->out_width; x += TILE) tile(c, g, origin + x * g->pixel_step, w, o, y, x, TILE);
+    const uint8_t *rest = origin + x * g->pixel_step;
+    switch (c->out_width - x) {
+    case 3: tile(c, g, rest, w, o, y, x, 3); break;
+    case 2: tile(c, g, rest, w, o, y, x, 2); break;
+    case 1: tile(c, g, rest, w, o, y, x, 1); break;
+    default: break;
+    }
+}
+
+TARGET void pq_conv_run_avx2(const pq_conv *c, pq_tensor in, int row_begin, int row_end, int block_begin,
+                             int block_end) {
+    const geometry g = {
+        .row_stride = pq_row_stride(in),
+        .pixel_stride = in.pixel_stride,
+        .pixel_step = (ptrdiff_t)c->stride * in.pixel_stride,
+        .groups = pq_round_up(c->cin, PQ_CHANNEL_GROUP) / PQ_CHANNEL_GROUP,
+    };
+    const size_t block_values = (size_t)(c->k * c->k * g.groups) * GROUP_VALUES;
+    // Block-major, so that a block's weights stay in L2 across the rows.
+    for (int b = block_begin; b < block_end && b * BLOCK < c->cout; b++) {
+        const int16_t *w = (const int16_t *)c->packed + (size_t)b * block_values;
+        for (int y = row_begin; y < row_end; y++) {
+            const uint8_t *origin = in.data + (y * c->stride - c->pad) * g.row_stride - c->pad * g.pixel_stride;
+            row(c, &g, origin, w, b * BLOCK, y);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+// Weight packing for each ISA's micro-kernel. Packing runs once per network load, so it is
+// plain C indexed the way the kernels read, and every padded slot is written as zero.
+//
+// Layouts, with cin4 = cin rounded up to 4, G = cin4 / 4 channel groups, B the output block:
+//   naive        int8  [cout/B][B][k][k][cin4]          (B = 16; one channel's taps contiguous)
+//   AVX-512 VNNI int8  [cout/B][k][k][G][B][4]          (B = 64: one group is 4 zmm of 16 dwords)
+//   AVX-VNNI     int8  [cout/B][k][k][G][B][4]          (B = 16: 2 ymm of 8 dwords)
+//   AVX2         int16 [cout/B][k][k][G][2][B][2]       (B = 16: per channel pair, 2 ymm of 8
+//                                                        s16 pairs for vpmaddwd)
+#include "conv_internal.h"
+
+int pq_output_block(pq_isa isa) { return isa == PQ_ISA_AVX512VNNI ? 64 : 16; }
+
+size_t pq_packed_size(pq_isa isa, int cout, int cin, int k) {
+    const size_t values = (size_t)pq_round_up(cout, pq_output_block(isa)) * (size_t)k * (size_t)k *
+                          (size_t)pq_round_up(cin, PQ_CHANNEL_GROUP);
+    return isa == PQ_ISA_AVX2 ? values * sizeof(int16_t) : values;
+}
+
+/// Offset in values (int8, or int16 for AVX2) of weight (o, c, ky, kx) in `isa`'s layout.
+static size_t packed_index(pq_isa isa, int o, int c, int ky, int kx, int cin4, int k) {
+    const int block = pq_output_block(isa);
+    const size_t b = (size_t)(o / block), ob = (size_t)(o % block);
+    const size_t taps = (size_t)k * (size_t)k, tap = (size_t)ky * (size_t)k + (size_t)kx;
+    const size_t groups = (size_t)cin4 / PQ_CHANNEL_GROUP, g = (size_t)c / PQ_CHANNEL_GROUP;
+    const size_t lane = (size_t)c % PQ_CHANNEL_GROUP;
+    switch (isa) {
+    case PQ_ISA_AVX512VNNI:
+    case PQ_ISA_AVXVNNI:
+        return (((b * taps + tap) * groups + g) * (size_t)block + ob) * PQ_CHANNEL_GROUP + lane;
+    case PQ_ISA_AVX2:
+        return ((((b * taps + tap) * groups + g) * 2 + lane / 2) * (size_t)block + ob) * 2 + lane % 2;
+    case PQ_ISA_NAIVE:
+    default:
+        return (((b * (size_t)block + ob) * taps + tap) * (size_t)cin4) + (size_t)c;
+    }
+}
+
+void pq_pack_weights(pq_isa isa, const int8_t *weights, int cout, int cin, int k, void *packed, int32_t *weight_sums) {
+    const int cin4 = pq_round_up(cin, PQ_CHANNEL_GROUP);
+    memset(packed, 0, pq_packed_size(isa, cout, cin, k));
+    int8_t *bytes = packed;
+    int16_t *pairs = packed;
+    for (int o = 0; o < cout; o++) {
+        int32_t sum = 0;
+        for (int c = 0; c < cin; c++) {
+            for (int ky = 0; ky < k; ky++) {
+                for (int kx = 0; kx < k; kx++) {
+                    const int8_t w = weights[(((size_t)o * (size_t)cin + (size_t)c) * (size_t)k + (size_t)ky) * (size_t)k + (size_t)kx];
+                    const size_t index = packed_index(isa, o, c, ky, kx, cin4, k);
+                    if (isa == PQ_ISA_AVX2) {
+                        pairs[index] = w;
+                    } else {
+                        bytes[index] = w;
+                    }
+                    sum += w;
+                }
+            }
+        }
+        weight_sums[o] = sum;
+    }
+}

@@ -1,0 +1,44 @@
+import CInt8Kernels
+
+/// The instruction set the INT8 convolutions run on, chosen from the CPU's features at load.
+enum Int8ISA: String, Sendable, CaseIterable {
+    /// Plain C: the reference the others are tested against.
+    case naive
+    /// vpmaddwd on widened values (exact: full-range int8 weights would saturate vpmaddubsw).
+    case avx2
+    /// vpdpbusd on 256-bit registers.
+    case avxVNNI = "avx-vnni"
+    /// vpdpbusd on 512-bit registers.
+    case avx512VNNI = "avx512-vnni"
+
+    var kernel: pq_isa {
+        switch self {
+        case .naive: PQ_ISA_NAIVE
+        case .avx2: PQ_ISA_AVX2
+        case .avxVNNI: PQ_ISA_AVXVNNI
+        case .avx512VNNI: PQ_ISA_AVX512VNNI
+        }
+    }
+
+    /// Whether a CPU with `features` can run this path.
+    func runs(on features: CPUFeatures) -> Bool {
+        switch self {
+        case .naive: true
+        case .avx2: features.flags.contains("avx2")
+        case .avxVNNI: features.flags.contains("avx2") && features.flags.contains("avx_vnni")
+        case .avx512VNNI: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"].allSatisfy(features.flags.contains)
+        }
+    }
+
+    /// The fastest path for `features`; `nil` without AVX2 (the naive path is for tests only).
+    static func best(for features: CPUFeatures) -> Int8ISA? {
+        [.avx512VNNI, .avxVNNI, .avx2].first { $0.runs(on: features) }
+    }
+}
+
+/// The INT8 kernels a program can ask about.
+public enum Int8Kernels {
+    /// The instruction set the INT8 convolutions run on here (`avx512-vnni`, `avx-vnni`, `avx2`),
+    /// or `nil` on a CPU without AVX2, which cannot run INT8.
+    public static var best: String? { Int8ISA.best(for: .current)?.rawValue }
+}

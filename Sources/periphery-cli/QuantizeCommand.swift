@@ -1,0 +1,132 @@
+import Foundation
+import PeripheryGeometry
+import PeripheryInference
+
+/// `periphery quantize`: post-training static INT8 quantization of FP32 weights.
+enum QuantizeCommand: Command {
+    static let name = "quantize"
+    static let summary = "Quantize FP32 weights to INT8 with calibration frames (post-training, static)."
+    static let help = """
+        USAGE: periphery quantize --weights FP32.safetensors --data DIR [--frames N] [--calibration C.json] --out OUT.safetensors
+
+        Runs the FP32 network on N frames of DIR (the real preprocessing and each frame's own
+        calibration) and writes INT8 weights: int8 per output channel, uint8 activations per tensor
+        with the range of least squared error over those frames (docs/weights.md). DIR is a dataset
+        written by `periphery synth` (images/, calibration/) or a drive directory (frames in name
+        order; DIR/calibration.json or --calibration). Frames are taken evenly spread over DIR.
+
+        OPTIONS:
+          --weights W           FP32 weights (default: Weights/safety40-synthetic.safetensors)
+          --data DIR            calibration frames
+          --frames N            how many (default 200, or all if DIR has fewer)
+          --calibration C.json  camera and mount of a drive directory (default DIR/calibration.json)
+          --out OUT             INT8 weights file (written atomically)
+          --threads T           worker threads (default: all cores)
+          --help                show this help
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, options: ["weights", "data", "frames", "calibration", "out", "threads"], flags: [])
+        try args.expectNoPositional()
+        let data = try args.required("data"), out = try args.required("out")
+        let wanted = Int(try args.number("frames", default: 200, in: 1...100_000))
+        let weightsPath = try Defaults.weightsPath(args)
+        let weights = try Defaults.loadWeights(weightsPath)
+        let threads = try Defaults.threads(args)
+        let quantizer = try Safety40Quantizer(weights: weights, threads: threads)
+        let preprocessor = Preprocessor(threads: threads)
+        let frames = try CalibrationFrames(directory: data, calibration: args.value("calibration"))
+        let chosen = frames.evenlySpread(wanted)
+        for (n, index) in chosen.enumerated() {
+            let (image, setup) = try frames.read(index)
+            let calibration = CameraCalibration(setup)
+            guard image.width == setup.intrinsics.width, image.height == setup.intrinsics.height else {
+                throw CLIError("\(frames.name(index)): \(image.width)x\(image.height) but its calibration describes \(setup.intrinsics.width)x\(setup.intrinsics.height)")
+            }
+            let input = preprocessor.process(try FramePixels(image), crop: calibration.crop)
+            try quantizer.add(image: input, lut: ProjectionLUT(calibration: calibration))
+            if (n + 1) % 50 == 0 { printError("calibration: \(n + 1)/\(chosen.count) frames") }
+        }
+        let source = URL(fileURLWithPath: weightsPath).lastPathComponent
+        var writer = quantizer.quantize(calibration: "\(chosen.count) frames of \(frames.kind) \(data)")
+        writer.metadata["quantized_from"] = source
+        do {
+            try writer.write(to: out)
+        } catch {
+            throw CLIError("\(out): cannot write (\(error.localizedDescription))")
+        }
+        // Read back through the strict loader, so that a file this command writes always loads.
+        _ = try Safety40Weights(path: out)
+        printError("int8 weights (\(chosen.count) calibration frames) -> \(out)")
+        return 0
+    }
+}
+
+/// Calibration frames: a `periphery synth` dataset (each frame with its own calibration) or a
+/// drive directory (one calibration for all frames).
+struct CalibrationFrames {
+    private enum Source {
+        case dataset(SyntheticDataset, [Int])
+        case drive(DriveDirectory, CameraSetup)
+    }
+
+    private let source: Source
+
+    init(directory: String, calibration: String?) throws {
+        let dataset = SyntheticDataset(path: directory)
+        if FileManager.default.fileExists(atPath: directory + "/calibration"),
+           let indices = try? dataset.indices(), !indices.isEmpty {
+            source = .dataset(dataset, indices)
+            return
+        }
+        let drive = try DriveDirectory(path: directory)
+        guard !drive.frames.isEmpty else { throw CLIError("\(directory): no frames") }
+        let path = calibration ?? directory + "/calibration.json"
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError("\(directory): a drive directory needs \(path) or --calibration")
+        }
+        source = .drive(drive, try CalibrationFile.load(path: path))
+    }
+
+    /// `dataset` or `drive`, for the metadata.
+    var kind: String {
+        switch source {
+        case .dataset: "dataset"
+        case .drive: "drive"
+        }
+    }
+
+    var count: Int {
+        switch source {
+        case let .dataset(_, indices): indices.count
+        case let .drive(drive, _): drive.frames.count
+        }
+    }
+
+    /// `n` positions spread evenly over the frames (all of them when there are fewer).
+    func evenlySpread(_ n: Int) -> [Int] {
+        let total = count
+        guard n < total else { return Array(0..<total) }
+        return (0..<n).map { $0 * total / n }
+    }
+
+    func name(_ position: Int) -> String {
+        switch source {
+        case let .dataset(dataset, indices): String(format: "%@ frame %06d", dataset.path, indices[position])
+        case let .drive(drive, _): drive.frames[position].path
+        }
+    }
+
+    func read(_ position: Int) throws -> (RGBImage, CameraSetup) {
+        switch source {
+        case let .dataset(dataset, indices):
+            let (image, setup, _) = try dataset.read(index: indices[position])
+            return (image, setup)
+        case let .drive(drive, setup):
+            let entry = drive.frames[position]
+            var frameSetup = setup
+            if let intrinsics = entry.intrinsics { frameSetup.intrinsics = intrinsics }
+            return (try ImageFile.read(path: entry.path), frameSetup)
+        }
+    }
+}
