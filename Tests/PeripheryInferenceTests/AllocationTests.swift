@@ -41,9 +41,10 @@ struct AllocationTests {
         #expect(sink.count == 1000)
     }
 
-    @Test(arguments: [1, 2])
-    func detectAllocatesNothingAfterWarmUp(threads: Int) throws {
-        let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-synthetic.safetensors").path)
+    /// FP32 and the INT8 file quantized from it, on 1 and 2 threads.
+    @Test(arguments: ["safety40-synthetic", "safety40-synthetic-int8"], [1, 2])
+    func detectAllocatesNothingAfterWarmUp(file: String, threads: Int) throws {
+        let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/\(file).safetensors").path)
         let detector = try Detector(weights: weights, threads: threads)
         let (pixels, calibration) = try Self.sampleFrame()
         let preprocessor = Preprocessor()
@@ -55,7 +56,7 @@ struct AllocationTests {
         let counted = try allocations {
             for _ in 0..<3 { _ = try detector.detect(image: image, lut: lut, into: &detections) }
         }
-        #expect(counted == 0, "\(counted) allocations in three warm detect calls on \(threads) thread(s)")
+        #expect(counted == 0, "\(counted) allocations in three warm \(weights.precision) detect calls on \(threads) thread(s)")
         #expect(detections.count == found && found > 0, "the sample frame's vehicles are found every time")
     }
 

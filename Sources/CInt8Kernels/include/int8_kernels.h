@@ -105,11 +105,13 @@ void pq_quantize_planar(const float *input, int channels, int height, int width,
 /// NHWC uint8 → planar float `[channels][height][width]`: x = scale · (q − zero). For dumps and tests.
 void pq_dequantize_planar(pq_tensor input, float scale, int zero, float *output);
 
-/// Fills the border of `t` (not its interior) with `value`.
+/// Fills the border of `t` (not its interior) with `value`: the `channels` bytes of each border
+/// pixel, so that a channel slice leaves the other channels of its wider tensor alone.
 void pq_fill_border(pq_tensor t, uint8_t value);
 
 /// 3×3 stride-2 max pool with padding 1 (the border counts as the smallest value, which is exact
-/// when the border holds the zero point of a ReLU output); same scale in and out.
+/// when the border holds the zero point of a ReLU output); same scale in and out. Output pixel (y, x)
+/// is the maximum over input rows 2y−1…2y+1 and columns 2x−1…2x+1, so `input.border` ≥ 1.
 /// Output rows `[row_begin, row_end)`.
 void pq_max_pool_3x3s2(pq_tensor input, pq_tensor output, int row_begin, int row_end);
 
@@ -131,7 +133,7 @@ void pq_resize_bilinear(pq_tensor input, float in_scale, int in_zero, pq_tensor 
 /// ProjectionLUT gather fused with the BEV neck's space-to-channel: for BEV pixel p and depth z,
 /// output pixel p's channels [z·C, (z+1)·C) are the features at pixel `lut[p·depth + z]`
 /// (index into the height×width feature map, row-major) when `visible[p·depth + z]` is non-zero,
-/// else `zero`. C = features.channels; output must have depth·C channels and height·width = pixels.
+/// else `zero` (the lut entry is then not read). C = features.channels; output must have depth·C channels and height·width = pixels.
 /// BEV pixels `[begin, end)`.
 void pq_gather_bev(pq_tensor features, const int32_t *lut, const uint8_t *visible, int depth, uint8_t zero,
                    pq_tensor output, int begin, int end);

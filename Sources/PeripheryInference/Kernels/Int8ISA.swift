@@ -24,8 +24,8 @@ enum Int8ISA: String, Sendable, CaseIterable {
     func runs(on features: CPUFeatures) -> Bool {
         switch self {
         case .naive: true
-        case .avx2: features.flags.contains("avx2")
-        case .avxVNNI: features.flags.contains("avx2") && features.flags.contains("avx_vnni")
+        case .avx2: features.flags.isSuperset(of: ["avx2", "fma"])
+        case .avxVNNI: features.flags.isSuperset(of: ["avx2", "fma", "avx_vnni"])
         case .avx512VNNI: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"].allSatisfy(features.flags.contains)
         }
     }
