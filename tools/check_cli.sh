@@ -118,6 +118,23 @@ assert p.wait() == 1 and "standard output: Broken pipe" in err, (p.returncode, e
 print("outputs: full disk, file-size limit and closed pipe are errors; no partial files")
 PY
 
+# INT8: quantize from a drive directory and from a synth dataset (a few frames: this checks the
+# command, not the accuracy, docs/accuracy.md), the files load and detect finds the demo frame's
+# vehicles with the shipped INT8 weights; precision mismatches are errors that say what to do.
+"$bin" quantize --data Tests/cli/drive --frames 3 --out "$out/drive-int8.safetensors"
+"$bin" synth --frames 2 --seed 4005 --out "$out/calib"
+"$bin" quantize --data "$out/calib" --out "$out/synth-int8.safetensors"
+"$bin" info --weights "$out/drive-int8.safetensors" > "$out/info.txt" 2> /dev/null
+grep -q "precision: int8" "$out/info.txt" || { echo "info does not report int8"; exit 1; }
+"$bin" detect docs/sample/synthetic/frame.png --calibration docs/sample/synthetic/calibration.json --precision int8 \
+    --json "$out/int8.json" 2> /dev/null
+python3 tools/compare_with_labels.py "$out/int8.json" docs/sample/synthetic/labels.json --min-recall 0.5
+expect_failure "make an INT8 file with" "$bin" bench --frames 1 --precision int8 --weights Weights/safety40-synthetic.safetensors
+expect_failure "run it with --precision int8 or auto" "$bin" bench --frames 1 --precision fp32 --weights Weights/safety40-synthetic-int8.safetensors
+expect_failure "not implemented" "$bin" bench --frames 1 --precision bf16
+expect_failure "expected one of auto, fp32, int8, bf16" "$bin" bench --frames 1 --precision int4
+echo "INT8: quantize from a drive and a dataset, detect, precision errors"
+
 # Long drives: the tracker over 100,000 synthetic frames with anomalies keeps flat memory and
 # resets on every anomaly (soak exits 1 otherwise).
 "$bin" soak --frames 100000

@@ -50,6 +50,10 @@ enum QuantizeCommand: Command {
         let source = URL(fileURLWithPath: weightsPath).lastPathComponent
         var writer = quantizer.quantize(calibration: "\(chosen.count) frames of \(frames.kind) \(data)")
         writer.metadata["quantized_from"] = source
+        // The source's scores describe the FP32 network, not this one.
+        for key in ["evaluation", "validation"] {
+            if let value = writer.metadata.removeValue(forKey: key) { writer.metadata["source_" + key] = value }
+        }
         do {
             try writer.write(to: out)
         } catch {
