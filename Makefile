@@ -81,6 +81,7 @@ test-tools: venv deps
 	$(SWIFT) build $(RELEASE)
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_train_synthetic.py
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_converters.py
+	$(VENV)/bin/python tools/verify_int8.py --binary .build/release/periphery
 
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
