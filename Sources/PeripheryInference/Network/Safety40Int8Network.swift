@@ -16,8 +16,6 @@ final class Safety40Int8Network {
     private let arena: ByteArena
     private let floats: TensorArena
     private let steps: (backbone: [Step], head: [Step])
-    /// Every activation by point, plus the BEV neck's input (the gather's output).
-    private let tensors: [String: Int8Tensor]
     private let imageTensor, featureTensor, bevInput: Int8Tensor
     /// `[840, 120]` candidate-major head outputs, as in the FP32 network.
     let headOutput: UnsafeMutablePointer<Float>
@@ -74,7 +72,6 @@ final class Safety40Int8Network {
             guard let t = tensors[point] else { preconditionFailure("no INT8 buffer for \(point)") }
             return t
         }
-        self.tensors = tensors
         imageTensor = tensor(graph.image)
         featureTensor = tensor("neck_fuse_0")
         bevInput = tensor(bevInputName)
