@@ -141,10 +141,10 @@ public final class Detector {
             defer { mark = now }
             return Double(now - mark) / 1e6
         }
+        if profiled.profile != nil { profiled.profile = [] }
         switch network {
         case let .fp32(network):
             network.image.data.update(from: source, count: expected)
-            if network.profile != nil { network.profile = [] }
             network.runBackbone()
             timings.backbone = lap()
             lut.gather(
@@ -154,7 +154,6 @@ public final class Detector {
             network.runHead()
             copyHeadOutputs(network.headOutput)
         case let .int8(network):
-            if network.profile != nil { network.profile = [] }
             network.runBackbone(image: source)
             timings.backbone = lap()
             network.gather(lut)
@@ -197,27 +196,18 @@ public final class Detector {
 
     /// Whether `detect` records per-layer timings in `layerTimings` (off by default).
     public var profilesLayers: Bool {
-        get { profileEnabled }
-        set {
-            switch network {
-            case let .fp32(network): network.profile = newValue ? [] : nil
-            case let .int8(network): network.profile = newValue ? [] : nil
-            }
-        }
-    }
-
-    private var profileEnabled: Bool {
-        switch network {
-        case let .fp32(network): network.profile != nil
-        case let .int8(network): network.profile != nil
-        }
+        get { profiled.profile != nil }
+        set { profiled.profile = newValue ? [] : nil }
     }
 
     /// Per-layer timings of the last `detect` call, in execution order, when `profilesLayers` is on.
-    public var layerTimings: [LayerTiming] {
+    public var layerTimings: [LayerTiming] { profiled.profile ?? [] }
+
+    /// The network, whichever precision it runs in, as the profiler sees it.
+    private var profiled: any LayerProfiling {
         switch network {
-        case let .fp32(network): network.profile ?? []
-        case let .int8(network): network.profile ?? []
+        case let .fp32(network): network
+        case let .int8(network): network
         }
     }
 

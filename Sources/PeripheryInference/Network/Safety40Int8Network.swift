@@ -10,7 +10,7 @@ import PeripheryGeometry
 /// gather copies quantized bytes (exact); the head writes floats, which the FP32 decoder reads.
 ///
 /// Not thread-safe: one instance per thread.
-final class Safety40Int8Network {
+final class Safety40Int8Network: LayerProfiling {
     let context: ComputeContext
     let isa: Int8ISA
     private let arena: ByteArena
@@ -251,15 +251,6 @@ final class Safety40Int8Network {
             }
             timed(name) { context.parallelRanges(output.height, Job(input: input, output: output, taps: taps)) }
         }
-    }
-
-    /// Runs `body`, recording its time under `name` when profiling.
-    private func timed(_ name: @autoclosure () -> String, flops: Int = 0, _ body: () -> Void) {
-        guard profile != nil else { return body() }
-        let start = DispatchTime.now().uptimeNanoseconds
-        body()
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        profile?.append(LayerTiming(name: name(), milliseconds: elapsed, flops: flops))
     }
 }
 

@@ -14,12 +14,29 @@ public struct LayerTiming: Sendable, Hashable {
     public var gflopsPerSecond: Double { milliseconds > 0 ? Double(flops) / milliseconds / 1e6 : 0 }
 }
 
+/// A network that can record per-layer timings of its passes (FP32 and INT8 alike).
+protocol LayerProfiling: AnyObject {
+    /// Per-layer timings of the last pass, when enabled (`nil` keeps the hot path free of clocks).
+    var profile: [LayerTiming]? { get set }
+}
+
+extension LayerProfiling {
+    /// Runs `body`, recording its time under `name` when profiling. The name is only built then.
+    func timed(_ name: @autoclosure () -> String, flops: Int = 0, _ body: () -> Void) {
+        guard profile != nil else { return body() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        profile?.append(LayerTiming(name: name(), milliseconds: elapsed, flops: flops))
+    }
+}
+
 /// The Safety40 network on one preallocated arena: image → features (backbone, FPN, fuse) and
 /// volume → candidate-major head outputs (BEV neck, anchor head). The LUT gather between the two
 /// halves belongs to the caller.
 ///
 /// Not thread-safe: one instance per thread (the weights it was built from can be shared).
-final class Safety40Network {
+final class Safety40Network: LayerProfiling {
     /// A convolution in the form the network runs it.
     enum Layer {
         /// im2col + sgemm (or a plain GEMM for 1×1).
@@ -184,15 +201,6 @@ final class Safety40Network {
             }
         }
         if let observer, let point = Safety40QuantizationGraph.outputPoint(of: name), point == name { observer(point, output) }
-    }
-
-    /// Runs `body`, recording its time under `name` when profiling. The name is only built then.
-    private func timed(_ name: @autoclosure () -> String, flops: Int = 0, _ body: () -> Void) {
-        guard profile != nil else { return body() }
-        let start = DispatchTime.now().uptimeNanoseconds
-        body()
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        profile?.append(LayerTiming(name: name(), milliseconds: elapsed, flops: flops))
     }
 }
 
