@@ -200,12 +200,21 @@ struct StdinFrameSource: FrameSource {
     let height: Int
     let fps: Double
     var index = 0
+    /// The last frame's bytes, read into again once its frame is released (no copy then): a fresh
+    /// 6 MB array per 1080p frame cost its zero fill and page faults every frame.
+    private var bytes: [UInt8] = []
+
+    init(width: Int, height: Int, fps: Double) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+    }
 
     var count: Int? { nil }
 
     mutating func next() throws -> SourceFrame? {
         let size = width * height * 3
-        var bytes = [UInt8](repeating: 0, count: size)
+        if bytes.count != size { bytes = [UInt8](repeating: 0, count: size) }
         // read(2), not FileHandle, whose read traps on an error such as a directory on stdin.
         let (filled, failure) = bytes.withUnsafeMutableBytes { buffer -> (filled: Int, error: Int32?) in
             guard let base = buffer.baseAddress else { return (0, nil) }

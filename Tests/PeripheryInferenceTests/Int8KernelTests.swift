@@ -479,7 +479,9 @@ import Testing
 
     // MARK: - Elementwise kernels
 
-    @Test func quantizePlanarRoundsHalfToEvenAndSaturates() {
+    /// Strided pixels (the general loop) and dense 4-byte pixels (the image's one-word-per-pixel loop).
+    @Test(arguments: [(pixelStride: 6, offset: 1), (pixelStride: 4, offset: 0)])
+    func quantizePlanarRoundsHalfToEvenAndSaturates(layout: (pixelStride: Int, offset: Int)) {
         var random = SyntheticRandom(seed: 41)
         let (channels, height, width) = (3, 5, 19)
         // Halves (ties to even), the ±1024 clamp's neighbourhood and saturating values.
@@ -488,7 +490,8 @@ import Testing
             i < specials.count ? specials[i] * 2 : Float(random.uniform(-300, 300))
         }
         let inverse: Float = 0.5, zero = 77
-        let output = ByteTensor(height: height, width: width, channels: 4, border: 1, pixelStride: 6, offset: 1, fill: 0xA5)
+        let output = ByteTensor(
+            height: height, width: width, channels: 4, border: 1, pixelStride: layout.pixelStride, offset: layout.offset, fill: 0xA5)
         values.withUnsafeBufferPointer { input in
             pq_quantize_planar(input.baseAddress, Int32(channels), Int32(height), Int32(width), inverse, Int32(zero), output.view, 0, 2)
             pq_quantize_planar(input.baseAddress, Int32(channels), Int32(height), Int32(width), inverse, Int32(zero), output.view, 2, Int32(height))
