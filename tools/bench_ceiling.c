@@ -1,7 +1,8 @@
 // What this CPU can do at most for the Safety40 network's arithmetic (docs/benchmarks.md, "The
-// ceiling"): one core's FP32 FMA throughput, its BF16 dot-product throughput, and the speed of the
-// 36 small GEMMs of one Winograd layer — through OpenBLAS, and through a plain AVX-512 kernel with
-// weights packed ahead of time (what a GEMM of our own would do), each on cold operands.
+// ceiling"): one core's FP32 FMA throughput, its BF16 and INT8 dot-product throughput, and the
+// speed of the 36 small GEMMs of one Winograd layer — through OpenBLAS, and through a plain
+// AVX-512 kernel with weights packed ahead of time (what a GEMM of our own would do), each on cold
+// operands.
 //
 // Build and run (`make bench-ceiling` does both, OpenBLAS on the runtime's kernel, one thread):
 //   gcc -O3 -mavx512f -mavx512bf16 -mfma tools/bench_ceiling.c -o .build/bench-ceiling -lopenblas
@@ -64,6 +65,30 @@ static double bf16Peak(long n) {
     }
     if (sink == 12345) puts("");
     return 12.0 * n * 64 / best * 1e-9;
+}
+
+// Best of 5 runs of 12·n zmm vpdpbusd (64 u8×s8 multiply-adds, 128 ops each), in GOP/s: the
+// INT8 convolutions' ceiling (0 where the CPU lacks AVX512_VNNI).
+__attribute__((target("avx512f,avx512vnni"))) static double vnniPeak(long n) {
+    double best = 1e30;
+    int sink = 0;
+    for (int run = 0; run < 5; run++) {
+#define DECLARE_I(i) __m512i a##i = _mm512_set1_epi32(i);
+        TWELVE(DECLARE_I)
+        __m512i x = _mm512_set1_epi32(0x01020304), y = _mm512_set1_epi32(0x01010101);
+        double t = now();
+        for (long i = 0; i < n; i++) {
+#define DPBUSD(i) a##i = _mm512_dpbusd_epi32(a##i, x, y);
+            TWELVE(DPBUSD)
+            __asm__ volatile("" : "+v"(x));
+        }
+        t = now() - t;
+#define SUM_I(i) sink += _mm512_reduce_add_epi32(a##i);
+        TWELVE(SUM_I)
+        if (t < best) best = t;
+    }
+    if (sink == 12345) puts("");
+    return 12.0 * n * 128 / best * 1e-9;
 }
 
 // The hand-written GEMM: C [M × N] = A [M × K] · B [K × N], row-major, B and C with row stride N.
@@ -171,8 +196,9 @@ int main(void) {
         puts("bench_ceiling needs AVX-512F and AVX512_BF16; this CPU lacks one of them");
         return 1;
     }
-    printf("one core: FP32 FMA (zmm) %.0f GFLOP/s, BF16 dot product (vdpbf16ps zmm) %.0f GFLOP/s\n",
-           fmaPeak(40000000), bf16Peak(20000000));
+    printf("one core: FP32 FMA (zmm) %.0f GFLOP/s, BF16 dot product (vdpbf16ps zmm) %.0f GFLOP/s, "
+           "INT8 dot product (vpdpbusd zmm) %.0f GOP/s\n",
+           fmaPeak(40000000), bf16Peak(20000000), __builtin_cpu_supports("avx512vnni") ? vnniPeak(20000000) : 0.0);
     // Shapes of the network's Winograd GEMMs: 64×128 maps run in blocks of 2–3 rows of 32 tiles,
     // smaller maps whole (16×32 map: 32 tiles; 41×80: 220).
     winogradLayer("backbone.layer1 (one block)", 64, 64, 96);
