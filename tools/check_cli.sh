@@ -133,6 +133,8 @@ expect_failure "make an INT8 file with" "$bin" bench --frames 1 --precision int8
 expect_failure "run it with --precision int8 or auto" "$bin" bench --frames 1 --precision fp32 --weights Weights/safety40-synthetic-int8.safetensors
 expect_failure "not implemented" "$bin" bench --frames 1 --precision bf16
 expect_failure "expected one of auto, fp32, int8, bf16" "$bin" bench --frames 1 --precision int4
+"$bin" bench --frames 2 --warmup 0 --precision int8 --json --preprocess Tests/cli/drive/calibration.json > "$out/bench.json"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["preprocess"]; assert d["median_ms"] > 0 and d["frame"] == "320x200", d; print("bench --preprocess:", d)' "$out/bench.json"
 echo "INT8: quantize from a drive and a dataset, detect, precision errors"
 
 # Long drives: the tracker over 100,000 synthetic frames with anomalies keeps flat memory and
