@@ -4,14 +4,19 @@ import PackageDescription
 let package = Package(
     name: "Periphery",
     products: [
+        .library(name: "Periphery", targets: ["Periphery"]),
         .library(name: "PeripheryCore", targets: ["PeripheryCore"]),
         .library(name: "PeripheryGeometry", targets: ["PeripheryGeometry"]),
+        .library(name: "PeripheryRendering", targets: ["PeripheryRendering"]),
+        .library(name: "PeripherySynthetic", targets: ["PeripherySynthetic"]),
         .library(name: "PeripheryInference", targets: ["PeripheryInference"]),
         .executable(name: "periphery", targets: ["periphery-cli"]),
     ],
     targets: [
         .target(name: "PeripheryCore"),
         .target(name: "PeripheryGeometry", dependencies: ["PeripheryCore"]),
+        .target(name: "PeripheryRendering", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
+        .target(name: "PeripherySynthetic", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
         // Headers only: the library is loaded at run time by BLAS/OpenBLAS.swift (see shim.h).
         .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CLibPNG", providers: [.apt(["libpng-dev"])]),
@@ -20,25 +25,33 @@ let package = Package(
         .target(name: "CInt8Kernels"),
         .target(
             name: "PeripheryInference",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "COpenBLAS", "CLibPNG", "CJPEG", "CInt8Kernels"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripherySynthetic", "COpenBLAS", "CLibPNG", "CJPEG", "CInt8Kernels"],
             resources: [.copy("Resources/Conformance")]
         ),
-        .executableTarget(
-            name: "periphery-cli",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"]
+        // The umbrella: `import Periphery` is the one import a program needs.
+        .target(
+            name: "Periphery",
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripherySynthetic", "PeripheryInference"]
         ),
+        .executableTarget(name: "periphery-cli", dependencies: ["Periphery"]),
         .testTarget(
             name: "PeripheryCoreTests",
             dependencies: ["PeripheryCore"],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
+        // SyntheticRandom seeds the property tests.
+        .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripherySynthetic"]),
+        .testTarget(name: "PeripheryRenderingTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering"]),
+        .testTarget(name: "PeripherySyntheticTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripherySynthetic"]),
         // Test support: a counting malloc for the allocation-free hot-path test (see its source).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(
             name: "PeripheryInferenceTests",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference", "CAllocationCounter", "CInt8Kernels"],
+            dependencies: [
+                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripherySynthetic", "PeripheryInference",
+                "CAllocationCounter", "CInt8Kernels",
+            ],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]
         ),
@@ -50,6 +63,6 @@ let package = Package(
 // links only with -sanitize=fuzzer, which supplies LLVMFuzzerRunDriver.
 if Context.environment["PERIPHERY_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
-        name: "periphery-fuzz", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryInference"],
+        name: "periphery-fuzz", dependencies: ["Periphery"],
         path: "Fuzz/Harnesses"))
 }

@@ -1,6 +1,5 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
+import Periphery
 
 /// Harness: bytes as a calibration file, then what the engine derives from one — the
 /// focal-matched crop and the ProjectionLUT — whose indices must stay inside the network input.

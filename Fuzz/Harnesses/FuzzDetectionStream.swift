@@ -1,6 +1,5 @@
 import Foundation
-import PeripheryCore
-import PeripheryInference
+import Periphery
 
 /// Harness: bytes as a recorded detection stream, replayed through the tracker with
 /// the engine's reset rules (`TrackerReplay`), as `periphery track` does.

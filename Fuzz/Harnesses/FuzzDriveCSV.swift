@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryInference
+import Periphery
 
 /// Harness: bytes as a drive's CSV files. The first byte picks which (frames.csv,
 /// motion.csv, location.csv, or all three split at NUL bytes); the drive built from them is then

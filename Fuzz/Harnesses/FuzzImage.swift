@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryInference
+import Periphery
 
 /// Harness: bytes as a picture (PNG or JPEG, chosen by the first bytes as for files).
 func fuzzImage(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {

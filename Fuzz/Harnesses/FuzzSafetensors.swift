@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryInference
+import Periphery
 
 /// Harness: bytes as a weights file — header, tensor table, then every tensor's
 /// values and the Safety40 name-and-shape checks, as `Safety40Weights(path:)` runs them.

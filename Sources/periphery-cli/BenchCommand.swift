@@ -1,8 +1,6 @@
 import Dispatch
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// `periphery bench`: per-stage and total latency of the detector.
 enum BenchCommand: Command {

@@ -1,8 +1,6 @@
 import Dispatch
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// `periphery calibrate`: mount pitch and yaw from a drive's focus of expansion.
 enum CalibrateCommand: Command {

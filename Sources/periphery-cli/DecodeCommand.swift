@@ -1,6 +1,5 @@
 import Foundation
-import PeripheryCore
-import PeripheryInference
+import Periphery
 
 /// `periphery decode`: decodes stored head tensors into detections.
 enum DecodeCommand: Command {

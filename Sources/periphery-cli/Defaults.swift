@@ -1,6 +1,5 @@
 import Foundation
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// Defaults the commands share: where the bundled weights are, and the reference camera.
 enum Defaults {

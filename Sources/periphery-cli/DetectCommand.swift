@@ -1,7 +1,5 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// `periphery detect`: one camera frame in, detections and pictures out.
 enum DetectCommand: Command {

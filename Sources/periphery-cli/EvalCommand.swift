@@ -1,7 +1,5 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// `periphery eval`: the detection table of docs/evaluation over a labelled dataset.
 enum EvalCommand: Command {

@@ -1,7 +1,5 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// `periphery forward`: one pass of the network with every intermediate tensor dumped.
 enum ForwardCommand: Command {

@@ -1,5 +1,4 @@
-import PeripheryCore
-import PeripheryGeometry
+import Periphery
 
 /// Pictures the `detect` and `run` commands draw.
 enum FrameRendering {

@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryInference
+import Periphery
 
 /// `periphery info`: model metadata and what the runtime runs on.
 enum InfoCommand: Command {

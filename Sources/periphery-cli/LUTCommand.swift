@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryGeometry
+import Periphery
 
 /// `periphery lut`: builds the ProjectionLUT of a calibration file.
 enum LUTCommand: Command {

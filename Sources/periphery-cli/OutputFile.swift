@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryInference
+import Periphery
 
 /// Where the CLI's results go: files are written whole or not at all, and a failing standard
 /// output (a full disk, a closed pipe) is an error, never a silently short result.

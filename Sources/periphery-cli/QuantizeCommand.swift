@@ -1,6 +1,5 @@
 import Foundation
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// `periphery quantize`: post-training static INT8 quantization of FP32 weights.
 enum QuantizeCommand: Command {

@@ -1,8 +1,6 @@
 import Dispatch
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// `periphery run`: the whole pipeline over a recorded drive or a raw video stream.
 enum RunCommand: Command {

@@ -1,4 +1,4 @@
-import PeripheryInference
+import Periphery
 
 /// `periphery selfcheck`: the reference self-check against the conformance vectors.
 enum SelfCheckCommand: Command {

@@ -1,6 +1,5 @@
 import Foundation
-import PeripheryCore
-import PeripheryInference
+import Periphery
 
 /// `periphery soak`: the tracker over a long synthetic drive, for flat memory and sound resets.
 enum SoakCommand: Command {

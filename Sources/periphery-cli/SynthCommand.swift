@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
-import PeripheryGeometry
-import PeripheryInference
+import Periphery
 
 /// `periphery synth`: labelled frames of the synthetic world.
 enum SynthCommand: Command {

@@ -1,6 +1,5 @@
 import Foundation
-import PeripheryCore
-import PeripheryInference
+import Periphery
 
 /// `periphery track`: the tracker alone over recorded detections.
 enum TrackCommand: Command {

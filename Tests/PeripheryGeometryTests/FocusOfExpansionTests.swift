@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
+import PeripherySynthetic
 import Testing
 
 /// A flow field of straight travel towards `foe` over scattered depths, rotated by `theta`

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PeripheryCore
 import PeripheryGeometry
+import PeripherySynthetic
 
 /// Properties over seeded random plausible cameras (SplitMix64; `RandomCamera`).
 struct GeometryPropertyTests {

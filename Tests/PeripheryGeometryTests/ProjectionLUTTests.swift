@@ -1,6 +1,7 @@
 import Testing
 import PeripheryCore
 import PeripheryGeometry
+import PeripherySynthetic
 
 /// ProjectionLUT build, gather and serialization (reference §5).
 struct ProjectionLUTTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
+import PeripherySynthetic
 import Testing
 @testable import PeripheryInference
 

@@ -1,5 +1,6 @@
 import Foundation
 import PeripheryGeometry
+import PeripheryCore
 @testable import PeripheryInference
 import Testing
 

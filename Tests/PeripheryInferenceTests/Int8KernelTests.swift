@@ -1,5 +1,6 @@
 import CInt8Kernels
 import PeripheryGeometry
+import PeripherySynthetic
 @testable import PeripheryInference
 import Testing
 

@@ -1,4 +1,5 @@
 import PeripheryGeometry
+import PeripherySynthetic
 @testable import PeripheryInference
 import Testing
 

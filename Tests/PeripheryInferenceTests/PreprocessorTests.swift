@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
+import PeripherySynthetic
 @testable import PeripheryInference
 import Testing
 

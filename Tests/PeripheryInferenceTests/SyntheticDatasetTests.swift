@@ -1,5 +1,6 @@
 import Foundation
 import PeripheryCore
+@testable import PeripherySynthetic
 @testable import PeripheryGeometry
 import Testing
 @testable import PeripheryInference

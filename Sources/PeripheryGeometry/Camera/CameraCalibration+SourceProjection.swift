@@ -22,7 +22,7 @@ extension CameraCalibration {
     }
 
     /// `K · S · R`: vehicle directions to homogeneous source pixels.
-    var sourceCamera: Matrix3 {
+    package var sourceCamera: Matrix3 {
         setup.intrinsics.matrix * Frames.sensorToImageAxes * sensorFromVehicle.rotation
     }
 

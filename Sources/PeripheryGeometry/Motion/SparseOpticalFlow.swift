@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryCore
 
 /// A grey image of float intensities (0–255), row-major.
 public struct GreyImage: Sendable, Hashable {

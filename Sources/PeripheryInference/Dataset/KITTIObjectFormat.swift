@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
+import PeripherySynthetic
 
 /// The KITTI object-detection layout, so that common tools read the synthetic datasets:
 ///

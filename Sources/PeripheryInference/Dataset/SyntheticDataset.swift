@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
+import PeripherySynthetic
 
 /// A labelled dataset on disk, as `periphery synth` writes it and `periphery eval` reads it:
 ///

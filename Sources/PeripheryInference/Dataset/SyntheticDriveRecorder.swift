@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
+import PeripherySynthetic
 
 /// Records a `SyntheticDrive` the way the reference recorder lays out a drive (`reference.md` §13),
 /// with the truth beside it:

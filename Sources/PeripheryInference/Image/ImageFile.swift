@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryCore
 import PeripheryGeometry
 
 /// Reads PNG and JPEG files into `RGBImage` and writes `RGBImage` as PNG.

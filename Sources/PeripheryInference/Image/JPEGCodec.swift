@@ -1,5 +1,6 @@
-import CJPEG
 import Foundation
+import CJPEG
+import PeripheryCore
 import PeripheryGeometry
 
 /// JPEG through `periphery_jpeg_decode` (CJPEG/shim.h): libjpeg's setjmp/longjmp error handling

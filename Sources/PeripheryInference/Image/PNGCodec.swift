@@ -1,4 +1,5 @@
 import CLibPNG
+import PeripheryCore
 import PeripheryGeometry
 
 /// PNG through libpng's simplified API (`png_image_*`), which reports errors as return values and

@@ -1,3 +1,4 @@
+import PeripheryCore
 import PeripheryGeometry
 
 /// One camera frame's pixels: 8-bit RGB or BGRA rows, top to bottom, `rowStride` bytes apart.
