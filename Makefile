@@ -15,6 +15,7 @@ test: deps
 	# The allocation counter sees every thread, so its test runs in a process of its own.
 	PERIPHERY_ALLOCATION_TEST=1 $(SWIFT) test $(RELEASE) --skip-build --filter AllocationTests
 	$(MAKE) check-cli BIN=.build/release/periphery
+	python3 tools/check_readme_example.py .build/release/periphery-example
 
 demo: deps
 	$(SWIFT) build -c release

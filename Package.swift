@@ -34,6 +34,8 @@ let package = Package(
             dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripherySynthetic", "PeripheryInference"]
         ),
         .executableTarget(name: "periphery-cli", dependencies: ["Periphery"]),
+        // The README's first Swift block, built and run by `make test` (tools/check_readme_example.py).
+        .executableTarget(name: "periphery-example", dependencies: ["Periphery"], path: "Examples/QuickStart"),
         .testTarget(
             name: "PeripheryCoreTests",
             dependencies: ["PeripheryCore"],
