@@ -35,10 +35,11 @@ enum SoakCommand: Command {
         var stream = SyntheticDetectionStream(seed: seed)
         var replay = TrackerReplay()
         var failures: [String] = []
-        var resets = 0, idsIssued = 0, peakTracks = 0, startRSS = 0
+        var resets = 0, idsIssued = 0, peakTracks = 0
+        var startRSS: Int?
         let start = DispatchTime.now().uptimeNanoseconds
         for index in 0 ..< warmup + frames {
-            if index == warmup { startRSS = residentBytes() }
+            if index == warmup { startRSS = ResidentMemory.current() }
             let (frame, anomaly) = stream.next()
             let before = replay.tracker.counters.idsIssued
             let tracks = replay.step(frame).tracks
@@ -60,10 +61,16 @@ enum SoakCommand: Command {
         }
         idsIssued += replay.tracker.counters.idsIssued
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let endRSS = residentBytes()
-        let growth = Double(endRSS - startRSS) / 1_048_576
-        if growth > allowedGrowth { failures.append(String(format: "resident memory grew by %.2f MB (allowed %.2f)", growth, allowedGrowth)) }
-        let mb = { (bytes: Int) in String(format: "%.2f", Double(bytes) / 1_048_576) }
+        let endRSS = ResidentMemory.current()
+        // Memory that cannot be measured is a failed check, not a pass.
+        var growth = Double.nan
+        if let startRSS, let endRSS {
+            growth = Double(endRSS - startRSS) / 1_048_576
+            if growth > allowedGrowth { failures.append(String(format: "resident memory grew by %.2f MB (allowed %.2f)", growth, allowedGrowth)) }
+        } else {
+            failures.append("resident memory unreadable: /proc/self/statm could not be read or parsed")
+        }
+        let mb = { (bytes: Int?) in bytes.map { String(format: "%.2f", Double($0) / 1_048_576) } ?? "null" }
         if args.flag("json") {
             print("{\"frames\": \(frames), \"warmup\": \(warmup), \"seconds\": \(String(format: "%.3f", seconds)), \"rss_start_mb\": \(mb(startRSS)), \"rss_end_mb\": \(mb(endRSS)), \"resets\": \(resets), \"ids_issued\": \(idsIssued), \"peak_tracks\": \(peakTracks), \"failures\": \(failures.count)}")
         } else {
@@ -73,13 +80,5 @@ enum SoakCommand: Command {
         }
         for failure in failures { printError("soak: \(failure)") }
         return failures.isEmpty ? 0 : 1
-    }
-
-    /// Resident set size of this process, bytes (`/proc/self/statm`).
-    static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }
