@@ -8,22 +8,15 @@ public struct ReplaySidecar {
     /// The file name the reference uses.
     public static let fileName = "replay-safety40-v1.jsonl"
 
-    private let handle: FileHandle
-    private let temporaryPath: String
-    private let path: String
+    private let file: AtomicFile
     private var index = 0
 
-    /// Creates the file (under a temporary name until `finish()`) and writes the header.
+    /// Creates the file (as `path.partial` until `finish()`, where the frames written so far stay if
+    /// the run stops early) and writes the header.
     ///
-    /// - Throws: if the file cannot be created.
+    /// - Throws: `OutputWriteError` if the file cannot be created or written.
     public init(path: String, checkpoint: String, scoreThreshold: Float, rejectImplausible: Bool) throws {
-        self.path = path
-        temporaryPath = path + ".partial"
-        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporaryPath) else {
-            throw DriveError.unreadable(path: temporaryPath, reason: "cannot create file")
-        }
-        self.handle = handle
+        file = try AtomicFile(path: path, temporary: path + ".partial")
         let header = "{\"schema\":1,\"kind\":\"periphery-replay\",\"checkpoint\":\(ReplaySidecar.quoted(checkpoint)),\"tracker\":\"safety40-tracker-v1\",\"score_threshold\":\(scoreThreshold),\"reject_implausible\":\(rejectImplausible),\"units\":\"SI\",\"timing_ms_fields\":[\"preprocess\",\"inference\",\"backbone\",\"gather\",\"head\",\"decode\"]}"
         try write(header)
     }
@@ -46,16 +39,16 @@ public struct ReplaySidecar {
         index += 1
     }
 
-    /// Closes the file and moves it to its final name.
+    /// Flushes the file and renames it onto its final name in one step (an older sidecar there is
+    /// replaced, never removed first).
+    ///
+    /// - Throws: `OutputWriteError`.
     public func finish() throws {
-        try handle.synchronize()
-        try handle.close()
-        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-        try FileManager.default.moveItem(atPath: temporaryPath, toPath: path)
+        try file.commit()
     }
 
     private func write(_ line: String) throws {
-        try handle.write(contentsOf: Data((line + "\n").utf8))
+        try file.append(Data((line + "\n").utf8))
     }
 
     /// A JSON number; non-finite values (which JSON cannot hold) become null.

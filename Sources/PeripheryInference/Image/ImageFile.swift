@@ -57,9 +57,8 @@ public enum ImageFile {
         return try result.get()
     }
 
-    /// Writes `image` as an 8-bit RGB PNG, atomically: the bytes go to a temporary file in the same
-    /// folder, which is then renamed onto `path`. A reader never sees a partial file, and a failed
-    /// write leaves any previous file at `path` as it was.
+    /// Writes `image` as an 8-bit RGB PNG, atomically (`AtomicFile`): a reader never sees a partial
+    /// file, and a failed write leaves any previous file at `path` as it was.
     ///
     /// - Throws: `ImageError.invalidImage` when the picture is empty, too large or its pixel array
     ///   does not hold `width · height · 3` bytes; `ImageError.writeFailed` when encoding, writing or
@@ -72,15 +71,11 @@ public enum ImageFile {
             throw .invalidImage(
                 path: path, reason: "\(image.pixels.count) bytes of pixels for \(image.width) × \(image.height) RGB")
         }
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))"
-        do throws(ImageError) {
-            try PNGCodec.write(image, toFile: temporary, name: path)
-            guard rename(temporary, path) == 0 else {
-                throw .writeFailed(path: path, reason: "rename: \(String(cString: strerror(errno)))")
-            }
+        let encoded = try PNGCodec.encode(image, name: path)
+        do throws(OutputWriteError) {
+            try AtomicFile.write(encoded, to: path)
         } catch {
-            unlink(temporary)
-            throw error
+            throw .writeFailed(path: path, reason: error.reason)
         }
     }
 }

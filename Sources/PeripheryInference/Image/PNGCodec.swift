@@ -1,3 +1,4 @@
+import Foundation
 import CLibPNG
 import PeripheryCore
 import PeripheryGeometry
@@ -66,17 +67,28 @@ enum PNGCodec {
         return result
     }
 
-    /// Encodes `image` (already checked by the caller) as an 8-bit RGB PNG at `file`.
-    static func write(_ image: RGBImage, toFile file: String, name: String) throws(ImageError) {
+    /// `image` (already checked by the caller) encoded as an 8-bit RGB PNG; `name` is the file it is for.
+    static func encode(_ image: RGBImage, name: String) throws(ImageError) -> Data {
         var png = png_image()
         png.version = png_uint_32(PNG_IMAGE_VERSION)
         png.width = png_uint_32(image.width)
         png.height = png_uint_32(image.height)
         png.format = rgbFormat
-        let ok = image.pixels.withUnsafeBytes { pixels in
-            png_image_write_to_file(&png, file, 0, pixels.baseAddress, png_int_32(image.width * 3), nil)
+        // The first call measures, the second writes.
+        var size = 0
+        let measured = image.pixels.withUnsafeBytes { pixels in
+            png_image_write_to_memory(&png, nil, &size, 0, pixels.baseAddress, png_int_32(image.width * 3), nil)
+        }
+        guard measured != 0 else { throw .writeFailed(path: name, reason: message(of: &png)) }
+        var data = Data(count: size)
+        let ok = data.withUnsafeMutableBytes { memory in
+            image.pixels.withUnsafeBytes { pixels in
+                png_image_write_to_memory(&png, memory.baseAddress, &size, 0, pixels.baseAddress, png_int_32(image.width * 3), nil)
+            }
         }
         guard ok != 0 else { throw .writeFailed(path: name, reason: message(of: &png)) }
+        data.count = size
+        return data
     }
 
     /// Turns a libpng failure into `truncated` when the chunk structure ends before IEND, else
