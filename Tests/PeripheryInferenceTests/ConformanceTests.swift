@@ -74,6 +74,8 @@ import Testing
         let results = SelfCheck.run(vectors)
         #expect(results.map(\.number) == Array(1...8))
         for r in results { #expect(r.passed, "\(r.number). \(r.name): \(r.detail)") }
+        // Items 7–8 compare our geometry with itself, not with a golden; they must say so.
+        #expect(results.map(\.basis) == Array(repeating: .golden, count: 6) + [.consistency, .consistency])
     }
 
     /// The self-check must be able to fail: a head with one winner moved changes item 6.

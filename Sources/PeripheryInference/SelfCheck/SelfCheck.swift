@@ -12,10 +12,22 @@ public struct SelfCheckResult: Sendable, Hashable {
     public var passed: Bool
     /// The measured error and the tolerance, in words.
     public var detail: String
+    /// What the item compares with.
+    public var basis: SelfCheckBasis = .golden
 }
 
-/// The reference self-check, items 1–8: voxel points, anchors, crop, projection, LUT, decode,
-/// mount-axis signs and the focus-of-expansion round trip (reference §11.3).
+/// What a self-check item is measured against.
+public enum SelfCheckBasis: String, Sendable, Hashable {
+    /// The reference's golden vectors: agreement with the reference itself.
+    case golden
+    /// The project's own geometry run forward and back (signs, orthonormality, round trips): it
+    /// catches a broken inverse or a flipped sign, not a difference from the reference.
+    case consistency
+}
+
+/// The reference self-check, items 1–8: voxel points, anchors, crop, projection, LUT and decode
+/// against the golden vectors; mount-axis signs and the focus-of-expansion round trip as
+/// consistency checks of the project's own geometry (`SelfCheckBasis`).
 public enum SelfCheck {
     /// Tolerance of geometric quantities (points, anchors, projection).
     public static let geometryTolerance = 1e-4
@@ -127,7 +139,8 @@ public enum SelfCheck {
             && pitchMove > 1 && yawMove > 1 && rollMove > 1
         return SelfCheckResult(
             number: 7, name: "mount axes", passed: passed,
-            detail: "Ry collapse \(format(collapse)), RRᵀ−I \(format(orthonormality)), |det−1| \(format(determinant)); pitch +5° moves ground point down \(format(pitchMove, 1)) px, yaw +5° right \(format(yawMove, 1)) px, roll +5° left horizon down \(format(rollMove, 1)) px")
+            detail: "Ry collapse \(format(collapse)), RRᵀ−I \(format(orthonormality)), |det−1| \(format(determinant)); pitch +5° moves ground point down \(format(pitchMove, 1)) px, yaw +5° right \(format(yawMove, 1)) px, roll +5° left horizon down \(format(rollMove, 1)) px",
+            basis: .consistency)
     }
 
     /// The round-trip cases (pitch, roll, yaw) in degrees of the reference.
@@ -146,7 +159,9 @@ public enum SelfCheck {
             let angles = MountAngles(focusOfExpansion: foe, intrinsics: intrinsics, roll: pose.roll)
             worst = max(worst, abs(angles.pitch * 180 / .pi - c.pitch), abs(angles.yaw * 180 / .pi - c.yaw))
         }
-        return tolerance(8, "focus of expansion round trip", error: worst, limit: roundTripToleranceDegrees, unit: "°")
+        var result = tolerance(8, "focus of expansion round trip", error: worst, limit: roundTripToleranceDegrees, unit: "°")
+        result.basis = .consistency
+        return result
     }
 
     static func tolerance(_ number: Int, _ name: String, error: Double, limit: Double, unit: String) -> SelfCheckResult {
