@@ -79,9 +79,17 @@ enum BenchCommand: Command {
                 return "\"\(name)\": {\"median_ms\": \(rounded(percentile(values, 0.5))), \"p95_ms\": \(rounded(percentile(values, 0.95)))}"
             }.joined(separator: ", ")
             let preprocessJSON = preprocessing.map {
-                ", \"preprocess\": {\"median_ms\": \(rounded(percentile($0.milliseconds, 0.5))), \"p95_ms\": \(rounded(percentile($0.milliseconds, 0.95))), \"frame\": \"\($0.frame)\", \"crop\": \"\($0.crop)\"}"
+                """
+                    , \"preprocess\": {\"median_ms\": \(rounded(percentile($0.milliseconds, 0.5))), \"p95_ms\": \(rounded(percentile($0.milliseconds, 0.95))), \
+                    \"frame\": \"\($0.frame)\", \"crop\": \"\($0.crop)\"}
+                    """
             } ?? ""
-            print("{\"median_ms\": \(rounded(percentile(totals, 0.5))), \"p95_ms\": \(rounded(percentile(totals, 0.95))), \"fps\": \(rounded(fps)), \"frames\": \(frames), \"stages\": {\(stageJSON)}\(preprocessJSON), \"threads\": \(detector.threads), \"blas_core\": \"\(detector.blas.coreName)\", \"precision\": \"\(detector.precision)\", \"kernel\": \"\(detector.kernel)\"}")
+            print("""
+                {\"median_ms\": \(rounded(percentile(totals, 0.5))), \"p95_ms\": \(rounded(percentile(totals, 0.95))), \"fps\": \(rounded(fps)), \
+                \"frames\": \(frames), \"stages\": {\(stageJSON)}\(preprocessJSON), \
+                \"threads\": \(detector.threads), \"blas_core\": \"\(detector.blas.coreName)\", \
+                \"precision\": \"\(detector.precision)\", \"kernel\": \"\(detector.kernel)\"}
+                """)
         } else {
             print("frames \(frames) (after \(warmup) warm-up), threads \(detector.threads), \(detector.precision) on \(detector.kernel)")
             if let preprocessing {
@@ -92,16 +100,19 @@ enum BenchCommand: Command {
             }
             for (name, path) in stages {
                 let values = timings.map { $0[keyPath: path] }
-                print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms", name.padding(toLength: 9, withPad: " ", startingAt: 0), percentile(values, 0.5), percentile(values, 0.95)))
+                print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms",
+                    name.padding(toLength: 9, withPad: " ", startingAt: 0), percentile(values, 0.5), percentile(values, 0.95)))
             }
-            print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms   %.1f frames/s", "total".padding(toLength: 9, withPad: " ", startingAt: 0), percentile(totals, 0.5), percentile(totals, 0.95), fps))
+            print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms   %.1f frames/s",
+                "total".padding(toLength: 9, withPad: " ", startingAt: 0), percentile(totals, 0.5), percentile(totals, 0.95), fps))
             if let first = layers.first {
                 let frame = percentile(totals, 0.5)
                 print("\n  layer                                  median ms   GFLOP/s   share")
                 for (i, layer) in first.enumerated() {
                     let ms = percentile(layers.map { $0[i].milliseconds }, 0.5)
                     let gflops = ms > 0 ? Double(layer.flops) / ms / 1e6 : 0
-                    print(String(format: "  %@ %9.3f %9.1f %6.1f%%", layer.name.padding(toLength: 38, withPad: " ", startingAt: 0), ms, gflops, 100 * ms / frame))
+                    print(String(format: "  %@ %9.3f %9.1f %6.1f%%",
+                        layer.name.padding(toLength: 38, withPad: " ", startingAt: 0), ms, gflops, 100 * ms / frame))
                 }
             }
         }

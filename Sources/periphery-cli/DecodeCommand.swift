@@ -45,7 +45,10 @@ enum DecodeCommand: Command {
     static func detectionsJSON(_ detections: [Detection]) -> String {
         let lines = detections.map { d in
             let className = d.vehicleClass?.name ?? "unknown"
-            return "  {\"score\": \(d.score), \"label\": \(d.label), \"class\": \"\(className)\", \"x\": \(d.x), \"y\": \(d.y), \"z\": \(d.z), \"length\": \(d.length), \"width\": \(d.width), \"height\": \(d.height), \"yaw\": \(d.yaw)}"
+            return """
+                  {\"score\": \(d.score), \"label\": \(d.label), \"class\": \"\(className)\", \"x\": \(d.x), \"y\": \(d.y), \"z\": \(d.z), \
+                \"length\": \(d.length), \"width\": \(d.width), \"height\": \(d.height), \"yaw\": \(d.yaw)}
+                """
         }
         return lines.isEmpty ? "[]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
     }

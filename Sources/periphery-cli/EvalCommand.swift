@@ -33,7 +33,8 @@ enum EvalCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches", "precision"], flags: ["json"])
+        let args = try Arguments(arguments, options: ["data", "weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches", "precision"],
+            flags: ["json"])
         try args.expectNoPositional()
         let dataset = SyntheticDataset(path: try args.required("data"))
         let threshold = Float(try args.number("threshold", default: 0.6, in: 0...1))

@@ -31,7 +31,10 @@ enum InfoCommand: Command {
         print("blas self-test relative error: \(String(format: "%.2e", blas.selfTestError))")
         if let warning = blas.slowerKernelWarning { print("warning: \(warning)") }
         print("precision: \(weights.precision) (int8 kernel on this CPU: \(Int8Kernels.best ?? "none, needs AVX2"))")
-        print("threads: \(ProcessInfo.processInfo.activeProcessorCount) workers per layer by default (OpenBLAS itself: \(try BLASRuntime.threads()) now, 1 per call once a detector runs)")
+        print("""
+            threads: \(ProcessInfo.processInfo.activeProcessorCount) workers per layer by default \
+            (OpenBLAS itself: \(try BLASRuntime.threads()) now, 1 per call once a detector runs)
+            """)
         let cpu = CPUFeatures.current
         let interesting = ["sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_int8"]
         print("cpu: \(cpu.vendor) [\(interesting.filter(cpu.flags.contains).joined(separator: " "))]")

@@ -40,7 +40,10 @@ enum QuantizeCommand: Command {
             let (image, setup) = try frames.read(index)
             let calibration = CameraCalibration(setup)
             guard image.width == setup.intrinsics.width, image.height == setup.intrinsics.height else {
-                throw CLIError("\(frames.name(index)): \(image.width)x\(image.height) but its calibration describes \(setup.intrinsics.width)x\(setup.intrinsics.height)")
+                throw CLIError("""
+                    \(frames.name(index)): \(image.width)x\(image.height) \
+                    but its calibration describes \(setup.intrinsics.width)x\(setup.intrinsics.height)
+                    """)
             }
             let input = preprocessor.process(try FramePixels(image), crop: calibration.crop)
             try quantizer.add(image: input, lut: ProjectionLUT(calibration: calibration))

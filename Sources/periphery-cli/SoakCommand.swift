@@ -72,7 +72,11 @@ enum SoakCommand: Command {
         }
         let mb = { (bytes: Int?) in bytes.map { String(format: "%.2f", Double($0) / 1_048_576) } ?? "null" }
         if args.flag("json") {
-            print("{\"frames\": \(frames), \"warmup\": \(warmup), \"seconds\": \(String(format: "%.3f", seconds)), \"rss_start_mb\": \(mb(startRSS)), \"rss_end_mb\": \(mb(endRSS)), \"resets\": \(resets), \"ids_issued\": \(idsIssued), \"peak_tracks\": \(peakTracks), \"failures\": \(failures.count)}")
+            print("""
+                {\"frames\": \(frames), \"warmup\": \(warmup), \"seconds\": \(String(format: "%.3f", seconds)), \
+                \"rss_start_mb\": \(mb(startRSS)), \"rss_end_mb\": \(mb(endRSS)), \"resets\": \(resets), \
+                \"ids_issued\": \(idsIssued), \"peak_tracks\": \(peakTracks), \"failures\": \(failures.count)}
+                """)
         } else {
             print("frames \(frames) after \(warmup) warm-up, \(String(format: "%.2f s, %.0f frames/s", seconds, Double(warmup + frames) / seconds))")
             print("resident memory \(mb(startRSS)) MB after warm-up -> \(mb(endRSS)) MB at the end (\(String(format: "%+.2f", growth)) MB)")

@@ -49,9 +49,18 @@ enum TrackCommand: Command {
     static func outputLine(t: Double, tracks: [TrackedVehicle], counters: TrackerCounters) -> String {
         let items = tracks.map { v in
             let velocity = v.velocity.map { "[\($0.x), \($0.y)]" } ?? "null"
-            return "{\"id\": \(v.id), \"x\": \(v.x), \"y\": \(v.y), \"z\": \(v.z), \"length\": \(v.length), \"width\": \(v.width), \"height\": \(v.height), \"yaw\": \(v.yaw), \"model_yaw\": \(v.modelYaw), \"heading_source\": \"\(v.headingSource.rawValue)\", \"label\": \(v.label), \"score\": \(v.score), \"hits\": \(v.hits), \"observed\": \(v.observed), \"state\": \"\(v.state.rawValue)\", \"velocity\": \(velocity)}"
+            return """
+                {\"id\": \(v.id), \"x\": \(v.x), \"y\": \(v.y), \"z\": \(v.z), \
+                \"length\": \(v.length), \"width\": \(v.width), \"height\": \(v.height), \"yaw\": \(v.yaw), \
+                \"model_yaw\": \(v.modelYaw), \"heading_source\": \"\(v.headingSource.rawValue)\", \"label\": \(v.label), \"score\": \(v.score), \
+                \"hits\": \(v.hits), \"observed\": \(v.observed), \"state\": \"\(v.state.rawValue)\", \"velocity\": \(velocity)}
+                """
         }
         let c = counters
-        return "{\"t\": \(t), \"tracks\": [\(items.joined(separator: ", "))], \"counters\": {\"births\": \(c.births), \"matches\": \(c.matches), \"detection_suppressed\": \(c.detectionSuppressed), \"track_suppressed\": \(c.trackSuppressed), \"ids_issued\": \(c.idsIssued)}}"
+        return """
+            {\"t\": \(t), \"tracks\": [\(items.joined(separator: ", "))], \"counters\": {\
+            \"births\": \(c.births), \"matches\": \(c.matches), \"detection_suppressed\": \(c.detectionSuppressed), \
+            \"track_suppressed\": \(c.trackSuppressed), \"ids_issued\": \(c.idsIssued)}}
+            """
     }
 }

@@ -131,7 +131,8 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         #expect(samples.count > 3000)
         // Bilinear resampling of the finest sinusoid (15 px period) bounds the accuracy.
         let errors = samples.map { s in ((s.flow - shift) * (s.flow - shift)).sum().squareRoot() }.sorted()
-        #expect(errors[errors.count / 2] < 0.03 && errors[errors.count - 1] < 0.12, "median \(errors[errors.count / 2]) px, worst \(errors[errors.count - 1]) px")
+        #expect(errors[errors.count / 2] < 0.03 && errors[errors.count - 1] < 0.12,
+            "median \(errors[errors.count / 2]) px, worst \(errors[errors.count - 1]) px")
     }
 
     /// A zoom about a point is an expanding field whose focus the estimator finds, in the image
@@ -184,7 +185,8 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         }
         let truth = MountAngles(focusOfExpansion: focus, intrinsics: k, roll: 0)
         // 0.05° is 0.35 px at f = 400: a half-pixel slip of the image coordinates would fail.
-        #expect(abs(pitch - truth.pitch) < 0.05 * .pi / 180 && abs(yaw - truth.yaw) < 0.05 * .pi / 180, "pitch \((pitch - truth.pitch) * 180 / .pi)°, yaw \((yaw - truth.yaw) * 180 / .pi)°")
+        #expect(abs(pitch - truth.pitch) < 0.05 * .pi / 180 && abs(yaw - truth.yaw) < 0.05 * .pi / 180,
+            "pitch \((pitch - truth.pitch) * 180 / .pi)°, yaw \((yaw - truth.yaw) * 180 / .pi)°")
         #expect(inliers > 1000 && calibrator.window.samples == 1)
         let slow = MountCalibrator(intrinsics: k, roll: 0)
         #expect(slow.add(frame: near, t: 0, speed: 5, gyro: still) == .gated("speed"))

@@ -35,7 +35,8 @@ import Testing
         (line(t: 0, detections: [car.replacingOccurrences(of: #""label": 0"#, with: #""label": 4"#)]), "detections[0].label must be 0, 1, 2 or 3"),
         (line(t: 0, detections: [car.replacingOccurrences(of: #""label": 0"#, with: #""label": 0.5"#)]), "detections[0].label must be 0, 1, 2 or 3"),
         (line(t: 0, detections: [car.replacingOccurrences(of: #""score": 0.9"#, with: #""score": 1.5"#)]), "detections[0].score must be in [0, 1]"),
-        (line(t: 0, detections: [car, car.replacingOccurrences(of: #""width": 1.9"#, with: #""width": 0"#)]), "detections[1]: length, width and height must be positive"),
+        (line(t: 0, detections: [car, car.replacingOccurrences(of: #""width": 1.9"#, with: #""width": 0"#)]),
+            "detections[1]: length, width and height must be positive"),
         (line(t: 0, detections: [car.replacingOccurrences(of: #""x": 12"#, with: #""x": 1e300"#)]), "field 'detections[0].x' is beyond"),
         (line(t: 0, detections: [car.replacingOccurrences(of: #", "yaw": 0.1"#, with: "")]), "field 'detections[0].yaw' must be a finite number"),
     ] as [(String, String)])

@@ -13,7 +13,8 @@ import Testing
     let setup: CameraSetup
 
     init() throws {
-        engine = try PerceptionEngine(weights: try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path), threads: 2)
+        engine = try PerceptionEngine(
+            weights: try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path), threads: 2)
         pixels = try FramePixels(try ImageFile.read(path: Self.root.appendingPathComponent("docs/sample/frame.png").path))
         setup = try CalibrationFile.load(path: Self.root.appendingPathComponent("docs/sample/calibration.json").path)
     }
@@ -63,7 +64,8 @@ import Testing
     @Test func detectionsMatchTheDetectorOnThePreprocessedFrame() throws {
         let result = try engine.process(frame(t: 0, ego: nil))
         let preprocessor = Preprocessor()
-        let detector = try Detector(weights: try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path), threads: 2)
+        let detector = try Detector(
+            weights: try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path), threads: 2)
         let calibration = CameraCalibration(setup)
         let direct = try detector.detect(
             image: preprocessor.process(pixels, crop: calibration.crop), lut: ProjectionLUT(calibration: calibration),

@@ -38,7 +38,8 @@ func weightsFile(_ tensors: [(String, [Int])], dtype: String = "F16") -> Data {
         #expect(Safety40Architecture.parameterCount == 15_206_520)
         let head = Safety40Architecture.convolutions.drop { $0.conv != "neck_3d.fuse" }.reduce(0) { $0 + $1.parameterCount }
         #expect(head == 3_672_568)
-        #expect(Safety40Architecture.convolutions.filter { $0.conv.hasPrefix("backbone.") || $0.conv.hasPrefix("neck.") || $0.conv == "neck_fuse_0" }.count == 29)
+        #expect(Safety40Architecture.convolutions.filter {
+            $0.conv.hasPrefix("backbone.") || $0.conv.hasPrefix("neck.") || $0.conv == "neck_fuse_0" }.count == 29)
     }
 
     @Test func loadsUnfoldedAndFoldedLayouts() throws {

@@ -59,7 +59,8 @@ public struct SyntheticDataset: Sendable {
             var entry: [String: Any] = [
                 "class": VehicleClass(rawValue: b.label)?.name ?? "unknown", "label": b.label, "x": b.x, "y": b.y, "z": b.z,
                 "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw,
-                "visible_pixels": l.visiblePixels, "view_pixels": l.viewPixels, "view_truncation": l.viewTruncation, "in_view": l.isInView, "occlusion": l.occlusion, "truncation": l.truncation,
+                "visible_pixels": l.visiblePixels, "view_pixels": l.viewPixels, "view_truncation": l.viewTruncation, "in_view": l.isInView,
+                    "occlusion": l.occlusion, "truncation": l.truncation,
             ]
             if let ids { entry["id"] = ids[i] }
             return entry

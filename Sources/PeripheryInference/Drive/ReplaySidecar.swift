@@ -17,7 +17,11 @@ public struct ReplaySidecar {
     /// - Throws: `OutputWriteError` if the file cannot be created or written.
     public init(path: String, checkpoint: String, scoreThreshold: Float, rejectImplausible: Bool) throws {
         file = try AtomicFile(path: path, temporary: path + ".partial")
-        let header = "{\"schema\":1,\"kind\":\"periphery-replay\",\"checkpoint\":\(ReplaySidecar.quoted(checkpoint)),\"tracker\":\"safety40-tracker-v1\",\"score_threshold\":\(scoreThreshold),\"reject_implausible\":\(rejectImplausible),\"units\":\"SI\",\"timing_ms_fields\":[\"preprocess\",\"inference\",\"backbone\",\"gather\",\"head\",\"decode\"]}"
+        let header = """
+            {\"schema\":1,\"kind\":\"periphery-replay\",\"checkpoint\":\(ReplaySidecar.quoted(checkpoint)),\
+            \"tracker\":\"safety40-tracker-v1\",\"score_threshold\":\(scoreThreshold),\"reject_implausible\":\(rejectImplausible),\
+            \"units\":\"SI\",\"timing_ms_fields\":[\"preprocess\",\"inference\",\"backbone\",\"gather\",\"head\",\"decode\"]}
+            """
         try write(header)
     }
 
@@ -31,10 +35,20 @@ public struct ReplaySidecar {
         let tracks = result.tracks.map { v in
             let velocity = v.velocity.map { "[\(n($0.x)),\(n($0.y))]" } ?? "null"
             let trail = v.trail.map { "[\(n($0.x)),\(n($0.y)),\(n($0.z))]" }.joined(separator: ",")
-            return "[\(v.id),\(n(v.x)),\(n(v.y)),\(n(v.z)),\(n(v.length)),\(n(v.width)),\(n(v.height)),\(n(v.yaw)),\(n(v.modelYaw)),\(v.label),\(n(v.score)),\(v.hits),\(v.observed),\"\(v.state.rawValue)\",\(velocity),[\(trail)],\"\(v.headingSource.rawValue)\"]"
+            return """
+                [\(v.id),\(n(v.x)),\(n(v.y)),\(n(v.z)),\(n(v.length)),\(n(v.width)),\(n(v.height)),\(n(v.yaw)),\(n(v.modelYaw)),\
+                \(v.label),\(n(v.score)),\(v.hits),\(v.observed),\"\(v.state.rawValue)\",\(velocity),[\(trail)],\"\(v.headingSource.rawValue)\"]
+                """
         }
         let timings = [t.preprocess, t.inference, t.backbone, t.gather, t.head, t.decode].map { n($0) }
-        let line = "{\"index\":\(index),\"pts\":\(n(pts)),\"raw_count\":\(raw.count),\"track_count\":\(tracks.count),\"ego\":[\(n(ego.dx)),\(n(ego.dy)),\(n(ego.dyaw)),\(n(ego.dt))],\"timing_ms\":[\(timings.joined(separator: ","))],\"calibration\":{\"focal\":\(n(crop.achievedFocal)),\"crop\":[\(crop.x),\(crop.y),\(crop.width),\(crop.height)],\"pose\":[\(n(pose.pitch)),\(n(pose.roll)),\(n(pose.yaw)),\(n(pose.height)),\(n(pose.forwardOfOrigin))]},\"raw\":[\(raw.joined(separator: ","))],\"tracks\":[\(tracks.joined(separator: ","))]}"
+        let line = """
+            {\"index\":\(index),\"pts\":\(n(pts)),\"raw_count\":\(raw.count),\"track_count\":\(tracks.count),\
+            \"ego\":[\(n(ego.dx)),\(n(ego.dy)),\(n(ego.dyaw)),\(n(ego.dt))],\
+            \"timing_ms\":[\(timings.joined(separator: ","))],\
+            \"calibration\":{\"focal\":\(n(crop.achievedFocal)),\"crop\":[\(crop.x),\(crop.y),\(crop.width),\(crop.height)],\
+            \"pose\":[\(n(pose.pitch)),\(n(pose.roll)),\(n(pose.yaw)),\(n(pose.height)),\(n(pose.forwardOfOrigin))]},\
+            \"raw\":[\(raw.joined(separator: ","))],\"tracks\":[\(tracks.joined(separator: ","))]}
+            """
         try write(line)
         index += 1
     }

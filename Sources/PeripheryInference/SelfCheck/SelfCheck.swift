@@ -66,7 +66,10 @@ public enum SelfCheck {
         let got = [c.crop.x, c.crop.y, c.crop.width, c.crop.height]
         return SelfCheckResult(
             number: 3, name: "focal-matched crop", passed: got == v.crop,
-            detail: "\(got[2])×\(got[3]) at (\(got[0]), \(got[1])), expected \(v.crop[2])×\(v.crop[3]) at (\(v.crop[0]), \(v.crop[1])); achieved focal \(format(c.crop.achievedFocal, 3))")
+            detail: """
+                \(got[2])×\(got[3]) at (\(got[0]), \(got[1])), \
+                expected \(v.crop[2])×\(v.crop[3]) at (\(v.crop[0]), \(v.crop[1])); achieved focal \(format(c.crop.achievedFocal, 3))
+                """)
     }
 
     static func checkProjection(_ v: SelfCheckVectors, _ c: CameraCalibration) -> SelfCheckResult {
@@ -89,7 +92,10 @@ public enum SelfCheck {
             && lut.visibleCount == v.visibleVoxels
         return SelfCheckResult(
             number: 5, name: "projection LUT", passed: passed,
-            detail: "\(visibilityMismatches) visibility / \(indexMismatches) index mismatches, \(lut.visibleCount)/\(lut.count) visible (\(format(lut.visibleFraction, 6))), expected \(v.visibleVoxels)")
+            detail: """
+                \(visibilityMismatches) visibility / \(indexMismatches) index mismatches, \
+                \(lut.visibleCount)/\(lut.count) visible (\(format(lut.visibleFraction, 6))), expected \(v.visibleVoxels)
+                """)
     }
 
     static func checkDecode(_ v: SelfCheckVectors) -> SelfCheckResult {
@@ -105,7 +111,10 @@ public enum SelfCheck {
         }
         return SelfCheckResult(
             number: 6, name: "decode", passed: labelsMatch && worst < decodeTolerance,
-            detail: "\(got.count) detections (expected \(v.detections.count)), labels \(labelsMatch ? "equal" : "differ"), max field error \(format(worst)) (tol \(format(decodeTolerance)))")
+            detail: """
+                \(got.count) detections (expected \(v.detections.count)), labels \(labelsMatch ? "equal" : "differ"), \
+                max field error \(format(worst)) (tol \(format(decodeTolerance)))
+                """)
     }
 
     static func checkMountAxes(_ intrinsics: CameraIntrinsics) -> SelfCheckResult {
@@ -139,7 +148,11 @@ public enum SelfCheck {
             && pitchMove > 1 && yawMove > 1 && rollMove > 1
         return SelfCheckResult(
             number: 7, name: "mount axes", passed: passed,
-            detail: "Ry collapse \(format(collapse)), RRᵀ−I \(format(orthonormality)), |det−1| \(format(determinant)); pitch +5° moves ground point down \(format(pitchMove, 1)) px, yaw +5° right \(format(yawMove, 1)) px, roll +5° left horizon down \(format(rollMove, 1)) px",
+            detail: """
+                Ry collapse \(format(collapse)), RRᵀ−I \(format(orthonormality)), |det−1| \(format(determinant)); \
+                pitch +5° moves ground point down \(format(pitchMove, 1)) px, yaw +5° right \(format(yawMove, 1)) px, \
+                roll +5° left horizon down \(format(rollMove, 1)) px
+                """,
             basis: .consistency)
     }
 
