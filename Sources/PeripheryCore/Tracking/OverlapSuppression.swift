@@ -1,7 +1,7 @@
 import Foundation
 
 /// The same-family box overlap test the tracker applies to detections and to tracks
-/// (`tracker.md` §8.4 steps 1 and 10).
+/// (`docs/tracker.md#84-step-order` steps 1 and 10).
 enum OverlapSuppression {
     /// A ground-plane box to test.
     struct Box: Sendable {

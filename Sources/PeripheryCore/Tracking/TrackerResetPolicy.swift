@@ -1,5 +1,5 @@
 /// When a frame stream must restart the tracker instead of predicting tracks forward
-/// (reference PerceptionEngine, `tracker.md` §8.6).
+/// (reference PerceptionEngine, `docs/tracker.md#86-ego-motion-for-the-tracker`).
 public enum TrackerResetPolicy {
     /// Largest accepted mismatch between the ego motion's `dt` and the frame interval, seconds.
     public static let intervalTolerance = 0.02

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The tracker's internal state for one vehicle (reference `Track`, `tracker.md` §8.3).
+/// The tracker's internal state for one vehicle (reference `Track`, `docs/tracker.md#83-internal-state`).
 ///
 /// Position and yaw are in the current ego frame; `world` holds recent observed positions in the
 /// tracker's world frame, from which the velocities are estimated.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Multi-object tracker for detected vehicles: association, motion state and display heading
 /// (reference `VehicleTracker`, an exact port of the Python `associate.py` and `heading_state.py`;
-/// `tracker.md` §8).
+/// `docs/tracker.md#8-vehicletracker`).
 ///
 /// Feed it one frame at a time with `step(detections:ego:t:)`; it returns the confirmed tracks.
 /// Positions are in the current ego (vehicle) frame; internally the tracker keeps the ego pose in
