@@ -6,12 +6,12 @@ the engine's own focal-matched crop, Lanczos-3 resize and letterbox (8-bit pixel
 with the contract's mean/std, padding 0) and the frame's ProjectionLUT, so the per-frame calibration
 is the one `periphery eval` will use. Labels come from `DIR/labels/NNNNNN.json`.
 
-Recipe (shared/spec/training.md, "Anchor3DHead" with remedy 3 for the contract's small anchors):
+Recipe (`docs/training.md`, "Anchor3DHead" with remedy 3 for the contract's small anchors):
 
 * targets: for each vehicle, every anchor (all sizes and both rotations) of the head cells whose
   centre lies within ``--pos-radius`` metres of the box centre is positive (the nearest cell always
   is); other anchors of cells within ``--ignore-radius`` are ignored; the rest are background.
-  Regression targets use the DeltaXYZWLHR coder of reference.md §3 against the contract anchors,
+  Regression targets use the DeltaXYZWLHR coder of `docs/contract.md#3-decode` against the contract anchors,
   in the grid frame; direction bins as mmdet3d (offset 0.7854).
 * losses: sigmoid focal loss (γ 2, α 0.25) on classes, smooth-L1 (β 1/9) on the 7 box codes with
   sin-difference on yaw (velocity codes weighted 0: Safety40 never reads them), softmax CE on the
@@ -19,7 +19,7 @@ Recipe (shared/spec/training.md, "Anchor3DHead" with remedy 3 for the contract's
   two-wheeler positives W times in the class loss, ``--oversample-near-two-wheelers N`` repeats the
   frames with a two-wheeler in view within 12 m N times per epoch (the rare, weak case);
   ``--near-box-weight W`` weighs the box codes of positives in head cells within
-  ``--near-box-range`` metres W times (range accuracy near the 10 m boundary of evaluation.md);
+  ``--near-box-range`` metres W times (range accuracy near the 10 m boundary of `docs/evaluation.md`);
 * an auxiliary, training-only head on the stride-4 features learns which pixels show a vehicle (the
   box silhouettes through the camera fitted to the frame's LUT; sigmoid focal loss): dense 2-D
   supervision that a from-scratch backbone needs to learn vehicle features in hours rather than days.
@@ -32,7 +32,7 @@ Checkpoints (``--out``/checkpoint.pt, written atomically every ``--checkpoint-ev
 hold the model, the optimiser, the iteration, the epoch's frame order and every RNG state, so a
 stopped run resumes exactly where it was (``--resume``). ``train.log`` gets one JSON line per
 logged iteration (losses, lr, images/s) and per validation (precision, recall, F1 and centre error at
-0.60 on the held-out frames of ``--val``, matched by shared/spec/evaluation.md).
+0.60 on the held-out frames of ``--val``, matched by `docs/evaluation.md`).
 
 Uses CUDA when present. ``--export`` writes the F16 weights with provenance metadata; with
 ``--calibrate-scores DIR`` the class logits are first shifted so that the operating point on DIR's
@@ -63,7 +63,7 @@ MEAN = np.array(ref.PIXEL_MEAN, dtype=np.float32)
 STD = np.array(ref.PIXEL_STD, dtype=np.float32)
 VEHICLE_LABELS = (0, 1, 2)
 
-# --- contract: anchors and coder (reference.md §2.4, §3) -------------------------------------
+# --- contract: anchors and coder (`docs/contract.md#24-anchors`, `#3-decode`) -------------------------------------
 ANCHOR_SIZES = ((0.866, 2.5981, 1.0), (0.5774, 1.7321, 1.0), (1.0, 1.0, 1.0), (0.4, 0.4, 1.0))
 ANCHOR_ROTATIONS = (0.0, 1.57)
 DIR_OFFSET = 0.7854
@@ -161,7 +161,7 @@ def encode_targets(boxes: List[Dict[str, float]], pos_radius: float, ignore_radi
     return labels, codes, dirs, positive
 
 
-# Vehicle-frame centres of every voxel, [6560, 3] (reference.md §2.1 in grid metres → vehicle frame).
+# Vehicle-frame centres of every voxel, [6560, 3] (`docs/contract.md#21-voxel-centres` in grid metres → vehicle frame).
 _IX, _IY, _K = np.meshgrid(np.arange(ref.GRID_X), np.arange(ref.GRID_Y), np.arange(ref.GRID_Z), indexing="ij")
 VOXEL_POINTS = np.stack([(-0.5 + 0.5 * _IY).ravel() + GRID_X_OFFSET, -(-10.0 + 0.5 * _IX).ravel(),
                          (1.5 * (_K + 1) - 4.0).ravel() + GRID_Z_OFFSET], 1)
@@ -372,7 +372,7 @@ class AuxiliaryHead(torch.nn.Module):
         return self.out(F.relu(self.conv(x)))
 
 
-# --- decode and evaluation (reference.md §3, evaluation.md) ----------------------------------
+# --- decode and evaluation (`docs/contract.md#3-decode`, `docs/evaluation.md`) ----------------------------------
 PLAUSIBLE = {1: ((4.0, 20.0), (1.8, 3.2), (1.8, 4.5)), 2: ((1.0, 3.2), (0.3, 1.4), (0.8, 2.2)),
              3: ((0.2, 1.2), (0.2, 1.2), (1.0, 2.2)), 0: ((2.5, 7.0), (1.3, 2.6), (1.0, 2.6))}
 
@@ -415,7 +415,7 @@ def decode(classes: np.ndarray, boxes: np.ndarray, dirs: np.ndarray, threshold: 
 
 def match(dets: List[Tuple[float, ...]], truth: List[Dict[str, float]], threshold: float,
           max_range: float = math.inf) -> Dict[str, list]:
-    """evaluation.md matching of one frame → counts and TP errors; labels not in view are don't care.
+    """`docs/evaluation.md` matching of one frame → counts and TP errors; labels not in view are don't care.
 
     ``max_range`` restricts both sides to hypot(x, y) ≤ it (10 for the "inside 10 m" figures)."""
     inside = lambda x, y: 0 <= x <= 40 and -10 <= y <= 10 and math.hypot(x, y) <= max_range  # noqa: E731
@@ -458,7 +458,7 @@ def predict(model: ref.Safety40, frames: List[Frame], device: torch.device) -> L
 
 
 def score(outputs: List[Tuple[np.ndarray, ...]], frames: List[Frame], threshold: float = 0.6) -> Dict[str, float]:
-    """The evaluation.md report of predictions at one threshold (with precision/recall inside 10 m)."""
+    """The `docs/evaluation.md` report of predictions at one threshold (with precision/recall inside 10 m)."""
     total = {"tp": [], "fp": [], "fn": [], "centre": [], "yaw": []}
     near = {"tp": [], "fp": [], "fn": []}
     for (cls, reg, dirs), frame in zip(outputs, frames):
@@ -499,7 +499,7 @@ def calibrate_scores(model: ref.Safety40, frames: List[Frame], device: torch.dev
     ``near_recall`` > 0 the refinement ranks a trial first by min(recall inside 10 m,
     ``near_recall``) and then by F1: the operating point meets the near-range recall target on
     ``frames`` where it can, at the least cost in F1. Returns the shifts (class order of
-    `reference.md`; pedestrians keep the common one), the common threshold before, and the F1 by
+    `docs/contract.md`; pedestrians keep the common one), the common threshold before, and the F1 by
     common threshold."""
     outputs = predict(model, frames, device)
     table = {f"{t:.3f}": score(outputs, frames, float(t))["f1"] for t in np.arange(0.10, 0.61, 0.025)}

@@ -10,7 +10,7 @@ enum EvalCommand: Command {
                               [--matches OUT.jsonl]
 
         Runs the detector on every frame of a dataset written by `periphery synth` and matches its
-        detections with the labels by the project's rule (evaluation.md: region 0-40 m x ±10 m,
+        detections with the labels by the project's rule (`docs/evaluation.md`: region 0-40 m x ±10 m,
         vehicles only, predictions by descending score take the nearest unmatched truth closer than
         2.0 m). Labelled vehicles outside the network's crop are "don't care": a prediction near
         one is not a false positive and missing one is not a miss. Prints precision, recall, F1, median centre error, median yaw error, precision and

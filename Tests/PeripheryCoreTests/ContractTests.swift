@@ -1,9 +1,9 @@
 import Testing
 import PeripheryCore
 
-/// The tensor contract of reference §1–2, checked against the numbers quoted in the spec.
+/// The tensor contract of reference, `docs/contract.md#1-tensor-contract` and `#2-grid-frames-and-anchors`, checked against the numbers quoted in the spec.
 struct ContractTests {
-    // MARK: Shapes (reference §1.1)
+    // MARK: Shapes (reference, `docs/contract.md#11-pipeline-and-shapes`)
 
     @Test(arguments: [
         ("inputWidth", Safety40.inputWidth, 512),
@@ -44,7 +44,7 @@ struct ContractTests {
         #expect(Safety40.directionOffset == 0.7854)
     }
 
-    // MARK: Voxel points (reference §2.1)
+    // MARK: Voxel points (reference, `docs/contract.md#21-voxel-centres`)
 
     @Test func voxelPointCountAndEnds() {
         let p = VoxelGrid.points
@@ -73,14 +73,14 @@ struct ContractTests {
     }
 
     @Test func voxelHeightSlicesInVehicleFrame() {
-        // −2.5 and −1.0 grid metres are vehicle z −0.66 and 0.84 (reference §2.1).
+        // −2.5 and −1.0 grid metres are vehicle z −0.66 and 0.84 (reference, `docs/contract.md#21-voxel-centres`).
         let low = Frames.gridToVehicle.apply(SIMD3(0, 0, -2.5)).z
         let high = Frames.gridToVehicle.apply(SIMD3(0, 0, -1.0)).z
         #expect(abs(low - -0.66) < 1e-12)
         #expect(abs(high - 0.84) < 1e-12)
     }
 
-    // MARK: Frames (reference §2.2–2.3)
+    // MARK: Frames (reference, `docs/contract.md#22-grid-to-vehicle`, `#23-axes`)
 
     @Test func gridToVehicleMatrix() {
         let expected: [[Double]] = [[0, 1, 0, 0.944], [-1, 0, 0, 0], [0, 0, 1, 1.840]]
@@ -110,7 +110,7 @@ struct ContractTests {
         #expect(s * sensor == SIMD3(-5, -7, 3))
     }
 
-    // MARK: Classes (reference §1.2, §2.5)
+    // MARK: Classes (reference, `docs/contract.md#12-head-outputs`, `#25-classes-counted`)
 
     @Test(arguments: [
         (VehicleClass.lightVehicle, 0, "light_vehicle", true),
@@ -130,7 +130,7 @@ struct ContractTests {
         #expect(VehicleClass.vehicleLabels == [0, 1, 2])
     }
 
-    // MARK: Normalisation (reference §1.4)
+    // MARK: Normalisation (reference, `docs/contract.md#14-input-normalisation`)
 
     @Test func meanAndStd() {
         #expect(ImageNormalization.mean == SIMD3<Float>(123.675, 116.28, 103.53))
@@ -155,7 +155,7 @@ struct ContractTests {
         #expect(ImageNormalization.normalize(ImageNormalization.mean) == SIMD3<Float>(0, 0, 0))
     }
 
-    // MARK: Evaluation region (reference §3 step 7)
+    // MARK: Evaluation region (reference, `docs/contract.md#3-decode` step 7)
 
     @Test(arguments: [
         (0.0, 0.0, true), (40.0, 0.0, true), (0.0, -10.0, true), (40.0, 10.0, true), (20.0, -10.0, true),

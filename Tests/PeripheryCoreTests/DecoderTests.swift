@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import PeripheryCore
 
-/// The decoder of reference §3, against `NaiveDecoder` (an independent Double implementation of
+/// The decoder of reference, `docs/contract.md#3-decode`, against `NaiveDecoder` (an independent Double implementation of
 /// the spec formulas) on hand-set candidates and on seeded random heads.
 struct DecoderTests {
     /// Tolerance on decoded box fields, metres / radians (both sides compute in Double).

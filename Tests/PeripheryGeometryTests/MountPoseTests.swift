@@ -3,7 +3,7 @@ import Testing
 import PeripheryCore
 import PeripheryGeometry
 
-/// MountPose conventions of reference §4.1–4.2.
+/// MountPose conventions of reference, `docs/contract.md#41-mount-pose`, `#42-vehicle-to-sensor-rotation`.
 struct MountPoseTests {
     @Test func fallbackIsCommaRig() {
         let p = MountPose.fallback
@@ -72,7 +72,7 @@ struct MountPoseTests {
         #expect(abs(onAxis.x - h / sin(d)) < 1e-12)
     }
 
-    // MARK: Plausibility (reference §4.1)
+    // MARK: Plausibility (reference, `docs/contract.md#41-mount-pose`)
 
     @Test(arguments: [
         // (pitch°, roll°, yaw°, height, forward, lateral, field or nil)

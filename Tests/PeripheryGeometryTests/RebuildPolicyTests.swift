@@ -2,7 +2,7 @@ import Testing
 import PeripheryCore
 import PeripheryGeometry
 
-/// When the calibration and LUT are rebuilt (reference §4.7): |Δangle| > 0.0005 rad,
+/// When the calibration and LUT are rebuilt (reference, `docs/contract.md#47-when-to-rebuild`): |Δangle| > 0.0005 rad,
 /// |Δheight| > 0.005 m, fx changed, or width changed; not for forwardOfOrigin, cx or cy alone.
 struct RebuildPolicyTests {
     static func base() throws -> CameraSetup {

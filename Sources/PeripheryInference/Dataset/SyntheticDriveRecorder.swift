@@ -3,7 +3,7 @@ import PeripheryCore
 import PeripheryGeometry
 import PeripherySynthetic
 
-/// Records a `SyntheticDrive` the way the reference recorder lays out a drive (`reference.md` §13),
+/// Records a `SyntheticDrive` the way the reference recorder lays out a drive (`docs/contract.md#13-drive-and-replay-formats`),
 /// with the truth beside it:
 ///
 /// ```

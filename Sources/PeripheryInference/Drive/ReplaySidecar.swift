@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 
-/// Writes the reference replay sidecar `replay-safety40-v1.jsonl` (`reference.md` §13): a header line,
+/// Writes the reference replay sidecar `replay-safety40-v1.jsonl` (`docs/contract.md#13-drive-and-replay-formats`): a header line,
 /// then one JSON line per processed frame with raw detections, tracks, ego motion, calibration and
 /// stage timings.
 public struct ReplaySidecar {

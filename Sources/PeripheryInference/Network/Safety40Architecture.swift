@@ -19,7 +19,7 @@ struct ConvolutionSpec: Sendable {
     }
 }
 
-/// The layers of Safety40 (`network.md`), named as in the Fast-BEV / mmdet3d checkpoint.
+/// The layers of Safety40 (`docs/network.md`), named as in the Fast-BEV / mmdet3d checkpoint.
 enum Safety40Architecture {
     /// Channels of ResNet-18 stages C2…C5.
     static let stageChannels = [64, 128, 256, 512]

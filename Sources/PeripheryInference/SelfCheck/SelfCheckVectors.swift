@@ -117,7 +117,7 @@ public struct SelfCheckVectors: Sendable {
         return try SelfCheckVectors(directory: directory)
     }
 
-    /// The manifest's JSON layout (reference §11.2).
+    /// The manifest's JSON layout (reference, `docs/contract.md#112-the-manifest`).
     private struct Manifest: Decodable {
         struct Calibration: Decodable {
             var pitch_deg: Double
