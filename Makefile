@@ -10,7 +10,7 @@ DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev
 .PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check
 
 test: deps
-	python3 tools/check_sources.py --citations
+	python3 tools/check_sources.py
 	$(SWIFT) build $(RELEASE)
 	$(SWIFT) test $(RELEASE)
 	# The allocation counter sees every thread, so its test runs in a process of its own.

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Checks the house rules that a compiler does not:
 - no line over 160 characters in Swift and C under Sources/, Tests/, Examples/ and Fuzz/;
-- with --citations: every citation of a Markdown file in Sources/, Tests/, tools/, docs/ (and
+- every citation of a Markdown file in Sources/, Tests/, tools/, docs/ (and
   README.md) names a file in the repository (from the root, from docs/ or from the citing file's
   folder), and its `#anchor`, if any, is a heading of that file (GitHub's anchor rule), so that a
-  fresh clone can follow it (`make test` runs it so).
+  fresh clone can follow it.
 Exit status 1, naming each file and line, when one is broken."""
 import re
 import sys
@@ -37,7 +37,7 @@ cited = [ROOT / "README.md"]
 for folder in ("Sources", "Tests", "tools", "docs", "Examples", "Fuzz"):
     cited += [p for p in sorted((ROOT / folder).rglob("*")) if p.is_file() and ".venv" not in p.parts
               and p.suffix in (".swift", ".c", ".h", ".py", ".sh", ".md")]
-for path in cited if "--citations" in sys.argv else []:
+for path in cited:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         for match in CITATION.finditer(line):
             name, anchor = match.group(1), match.group(2)
@@ -51,4 +51,4 @@ for failure in failures:
     print(failure)
 if failures:
     sys.exit(1)
-print(f"sources: no line over {LIMIT} characters" + ("; every Markdown citation resolves" if "--citations" in sys.argv else ""))
+print(f"sources: no line over {LIMIT} characters; every Markdown citation resolves")

@@ -48,9 +48,8 @@ enum BenchCommand: Command {
         if let warning = detector.blas.slowerKernelWarning { printError("warning: \(warning)") }
         let lut = ProjectionLUT(calibration: CameraCalibration(try Defaults.referenceSetup()))
         var state: UInt64 = 20_260_831
-        let image = (0..<(3 * Safety40.inputHeight * Safety40.inputWidth)).map { _ -> Float in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Float(state >> 40) / Float(1 << 24) * 4 - 2
+        let image = (0..<(3 * Safety40.inputHeight * Safety40.inputWidth)).map { _ in
+            Float(next(&state) >> 40) / Float(1 << 24) * 4 - 2
         }
         for _ in 0..<warmup { _ = try detector.detect(image: image, lut: lut) }
         detector.profilesLayers = args.flag("layers")
@@ -121,6 +120,12 @@ enum BenchCommand: Command {
 
     static func rounded(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
 
+    /// The benchmark's fixed-seed inputs: one step of a 64-bit linear congruential generator.
+    static func next(_ state: inout UInt64) -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state
+    }
+
     /// Per-frame milliseconds of `Preprocessor.process` on frames of `setup`'s size with its crop.
     static func timePreprocessing(
         setup: CameraSetup, threads: Int, frames: Int, warmup: Int
@@ -128,10 +133,7 @@ enum BenchCommand: Command {
         let k = setup.intrinsics
         let crop = CameraCalibration(setup).crop
         var state: UInt64 = 20_261_202
-        let bytes = (0..<(k.width * k.height * 3)).map { _ -> UInt8 in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        }
+        let bytes = (0..<(k.width * k.height * 3)).map { _ in UInt8(truncatingIfNeeded: next(&state) >> 56) }
         let pixels = try FramePixels(width: k.width, height: k.height, rowStride: k.width * 3, format: .rgb8, bytes: bytes)
         let preprocessor = Preprocessor(threads: threads)
         for _ in 0..<warmup { preprocessor.process(pixels, crop: crop) }

@@ -5,11 +5,16 @@ import PeripheryInference
 /// `AtomicFile` is the package's one way of replacing a file; the replay sidecar, PNGs and every
 /// other output go through it.
 struct AtomicFileTests {
+    /// A scratch folder holding `out.txt` with "old"; returns the folder and the file's path.
+    private func folderWithOldFile(_ name: String) throws -> (folder: String, path: String) {
+        let folder = try scratchFolder(name)
+        try Data("old".utf8).write(to: URL(fileURLWithPath: folder + "/out.txt"))
+        return (folder, folder + "/out.txt")
+    }
+
     @Test func appendedBytesAppearOnlyAtCommit() throws {
-        let folder = try scratchFolder("atomic-commit")
+        let (folder, path) = try folderWithOldFile("atomic-commit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/out.txt"
-        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
         let file = try AtomicFile(path: path)
         try file.append(Data("new ".utf8))
         try file.append(Data("bytes".utf8))
@@ -20,10 +25,8 @@ struct AtomicFileTests {
     }
 
     @Test func discardLeavesTheOldFile() throws {
-        let folder = try scratchFolder("atomic-discard")
+        let (folder, path) = try folderWithOldFile("atomic-discard")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/out.txt"
-        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
         let file = try AtomicFile(path: path)
         try file.append(Data("half".utf8))
         file.discard()

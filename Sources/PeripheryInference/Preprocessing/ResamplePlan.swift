@@ -51,10 +51,8 @@ final class ResamplePlan {
     /// Per worker: four output columns' packed results (channel, row half, column) before they are
     /// transposed into the ring.
     private let tiles: UnsafeMutablePointer<SIMD4<Int32>>
-    private let tileVectors: Int
     /// Per worker: the ring row of each vertical tap of the row being summed.
     private let tapRows: UnsafeMutablePointer<UnsafeMutablePointer<SIMD4<Int32>>>
-    private let tapRowsStride: Int
 
     /// One resize direction's taps as the vector loops read them.
     ///
@@ -142,31 +140,16 @@ final class ResamplePlan {
         ringRows = window + ResamplePlan.blockRows
 
         // Sized for four bytes per pixel (BGRA), so that one plan serves both formats.
-        blockVectors = ResamplePlan.padded(2 * columns.count * 4, of: SIMD4<Int32>.self)
-        blocks = ResamplePlan.allocate(self.threads * blockVectors, of: .zero)
-        ringVectors = ResamplePlan.padded(ringRows * 3 * paddedWidth / 4, of: SIMD4<Int32>.self)
-        rings = ResamplePlan.allocate(self.threads * ringVectors, of: .zero)
-        tileVectors = ResamplePlan.padded(24, of: SIMD4<Int32>.self)
-        tiles = ResamplePlan.allocate(self.threads * tileVectors, of: .zero)
-        tapRowsStride = ResamplePlan.padded(vertical.stride, of: UnsafeMutablePointer<SIMD4<Int32>>.self)
-        tapRows = ResamplePlan.allocate(self.threads * tapRowsStride, of: rings)
-    }
-
-    /// Bytes that separate two workers' scratch: two cache lines, so that no line (nor the pair the
-    /// adjacent-line prefetcher fetches together) holds both workers' data: the tiles are stored to
-    /// for every output column.
-    private static let workerSeparation = 128
-
-    /// `count` elements of `T` rounded up to whole `workerSeparation`s.
-    private static func padded<T>(_ count: Int, of _: T.Type) -> Int {
-        let unit = workerSeparation / MemoryLayout<T>.stride
-        return (count + unit - 1) / unit * unit
-    }
-
-    /// `count` elements set to `value`, starting on a `workerSeparation` boundary.
-    private static func allocate<T>(_ count: Int, of value: T) -> UnsafeMutablePointer<T> {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<T>.stride, alignment: workerSeparation)
-        return raw.initializeMemory(as: T.self, repeating: value, count: count)
+        blockVectors = 2 * columns.count * 4
+        blocks = .allocate(capacity: self.threads * blockVectors)
+        blocks.initialize(repeating: .zero, count: self.threads * blockVectors)
+        ringVectors = ringRows * 3 * paddedWidth / 4
+        rings = .allocate(capacity: self.threads * ringVectors)
+        rings.initialize(repeating: .zero, count: self.threads * ringVectors)
+        tiles = .allocate(capacity: self.threads * 24)
+        tiles.initialize(repeating: .zero, count: self.threads * 24)
+        tapRows = .allocate(capacity: self.threads * vertical.stride)
+        tapRows.initialize(repeating: rings, count: self.threads * vertical.stride)
     }
 
     deinit {
@@ -174,11 +157,10 @@ final class ResamplePlan {
         vertical.deallocate()
         windowLow.deallocate()
         windowHigh.deallocate()
-        // Allocated raw and aligned (`allocate(_:of:)`); the elements are trivial.
-        UnsafeMutableRawPointer(blocks).deallocate()
-        UnsafeMutableRawPointer(rings).deallocate()
-        UnsafeMutableRawPointer(tiles).deallocate()
-        UnsafeMutableRawPointer(tapRows).deallocate()
+        blocks.deallocate()
+        rings.deallocate()
+        tiles.deallocate()
+        tapRows.deallocate()
     }
 
     /// Whether this plan resizes `cropWidth × cropHeight` to `outWidth × outHeight`.
@@ -268,7 +250,7 @@ final class ResamplePlan {
                 frame.row(min(top + 6, last)), frame.row(min(top + 7, last))),
             frame: frame, into: block, bpp: bpp)
 
-        let tile = tiles + worker * tileVectors
+        let tile = tiles + worker * 24
         let planeVectors = paddedWidth / 4
         let targets = (
             ringRow(ring, top), ringRow(ring, top + 1), ringRow(ring, top + 2), ringRow(ring, top + 3),
@@ -380,7 +362,7 @@ final class ResamplePlan {
     @inline(__always)
     private func verticalRow(_ y: Int, worker: Int, ring: UnsafeMutablePointer<SIMD4<Int32>>, job: Bands) {
         let n = vertical.count[y], first = vertical.first[y], weights = vertical.weights + y * vertical.stride
-        let taps = tapRows + worker * tapRowsStride
+        let taps = tapRows + worker * vertical.stride
         for k in 0 ..< n { taps[k] = ringRow(ring, first + k) }
         let start = vertical.start[y]
         let planeVectors = paddedWidth / 4

@@ -172,15 +172,17 @@ public enum SelfCheck {
             let angles = MountAngles(focusOfExpansion: foe, intrinsics: intrinsics, roll: pose.roll)
             worst = max(worst, abs(angles.pitch * 180 / .pi - c.pitch), abs(angles.yaw * 180 / .pi - c.yaw))
         }
-        var result = tolerance(8, "focus of expansion round trip", error: worst, limit: roundTripToleranceDegrees, unit: "°")
-        result.basis = .consistency
-        return result
+        return tolerance(
+            8, "focus of expansion round trip", error: worst, limit: roundTripToleranceDegrees, unit: "°", basis: .consistency)
     }
 
-    static func tolerance(_ number: Int, _ name: String, error: Double, limit: Double, unit: String) -> SelfCheckResult {
+    static func tolerance(
+        _ number: Int, _ name: String, error: Double, limit: Double, unit: String, basis: SelfCheckBasis = .golden
+    ) -> SelfCheckResult {
         SelfCheckResult(
             number: number, name: name, passed: error < limit,
-            detail: "max |Δ| \(format(error))\(unit.isEmpty ? "" : " " + unit) (tol \(format(limit))\(unit.isEmpty ? "" : " " + unit))")
+            detail: "max |Δ| \(format(error))\(unit.isEmpty ? "" : " " + unit) (tol \(format(limit))\(unit.isEmpty ? "" : " " + unit))",
+            basis: basis)
     }
 
     static func maxDifference(_ a: Matrix3, _ b: Matrix3) -> Double {
