@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "PeripheryCore", targets: ["PeripheryCore"]),
         .library(name: "PeripheryGeometry", targets: ["PeripheryGeometry"]),
         .library(name: "PeripheryRendering", targets: ["PeripheryRendering"]),
+        .library(name: "PeripheryIO", targets: ["PeripheryIO"]),
         .library(name: "PeripherySynthetic", targets: ["PeripherySynthetic"]),
         .library(name: "PeripheryInference", targets: ["PeripheryInference"]),
         .executable(name: "periphery", targets: ["periphery-cli"]),
@@ -16,22 +17,23 @@ let package = Package(
         .target(name: "PeripheryCore"),
         .target(name: "PeripheryGeometry", dependencies: ["PeripheryCore"]),
         .target(name: "PeripheryRendering", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
-        .target(name: "PeripherySynthetic", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
-        // Headers only: the library is loaded at run time by BLAS/OpenBLAS.swift (see shim.h).
-        .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CLibPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
+        .target(name: "PeripheryIO", dependencies: ["PeripheryCore", "PeripheryGeometry", "CLibPNG", "CJPEG"]),
+        .target(name: "PeripherySynthetic", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO"]),
+        // Headers only: the library is loaded at run time by BLAS/OpenBLAS.swift (see shim.h).
+        .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
         // INT8 convolution kernels (AVX2, AVX-VNNI, AVX-512 VNNI and a naive reference), chosen at load.
         .target(name: "CInt8Kernels"),
         .target(
             name: "PeripheryInference",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripherySynthetic", "COpenBLAS", "CLibPNG", "CJPEG", "CInt8Kernels"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO", "COpenBLAS", "CInt8Kernels"],
             resources: [.copy("Resources/Conformance")]
         ),
         // The umbrella: `import Periphery` is the one import a program needs.
         .target(
             name: "Periphery",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripherySynthetic", "PeripheryInference"]
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic", "PeripheryInference"]
         ),
         .executableTarget(name: "periphery-cli", dependencies: ["Periphery"]),
         // The README's first Swift block, built and run by `make test` (tools/check_readme_example.py).
@@ -45,14 +47,25 @@ let package = Package(
         // SyntheticRandom seeds the property tests.
         .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripherySynthetic"]),
         .testTarget(name: "PeripheryRenderingTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering"]),
-        .testTarget(name: "PeripherySyntheticTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripherySynthetic"]),
+        .testTarget(
+            name: "PeripheryIOTests",
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryTestSupport"],
+            // Read through #filePath, so that tests see the checked-in bytes.
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "PeripherySyntheticTests",
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripherySynthetic", "PeripheryTestSupport"]
+        ),
+        // Test support: a scratch folder per test, shared by the test targets.
+        .target(name: "PeripheryTestSupport", path: "Tests/TestSupport"),
         // Test support: a counting malloc for the allocation-free hot-path test (see its source).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(
             name: "PeripheryInferenceTests",
             dependencies: [
-                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripherySynthetic", "PeripheryInference",
-                "CAllocationCounter", "CInt8Kernels",
+                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic", "PeripheryInference",
+                "PeripheryTestSupport", "CAllocationCounter", "CInt8Kernels",
             ],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small image fixtures of Tests/PeripheryInferenceTests/ImageFileTests.swift.
+"""Writes the small image fixtures of Tests/PeripheryIOTests/ImageFileTests.swift.
 
 Every picture is made here from formulas (no third-party images). For each readable fixture
 `NAME.png` / `NAME.jpg` the expected packed RGB8 pixels are written next to it as `NAME.rgb`:
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-OUT = Path(__file__).resolve().parent.parent / "Tests/PeripheryInferenceTests/Fixtures/images"
+OUT = Path(__file__).resolve().parent.parent / "Tests/PeripheryIOTests/Fixtures/images"
 W, H = 37, 23  # odd sizes, so row lengths are not multiples of 4
 
 

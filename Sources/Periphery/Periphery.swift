@@ -2,5 +2,6 @@
 @_exported import PeripheryCore
 @_exported import PeripheryGeometry
 @_exported import PeripheryInference
+@_exported import PeripheryIO
 @_exported import PeripheryRendering
 @_exported import PeripherySynthetic

@@ -85,7 +85,8 @@ enum SynthCommand: Command {
                 try KITTIObjectFormat.write(index: index, dataset: dataset, setup: setup, labels: frame.visibleLabels)
             }
             if let preprocessor {
-                try dataset.writeNetworkInput(index: index, image: frame.image, setup: setup, preprocessor: preprocessor)
+                try NetworkInputRecord(image: frame.image, setup: setup, preprocessor: preprocessor)
+                    .write(to: dataset.file("network", index, "bin"))
             }
             vehicles += frame.visibleLabels.count
             progress.update(index + 1)

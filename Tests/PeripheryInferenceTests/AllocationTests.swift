@@ -3,6 +3,7 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 import PeripheryInference
+import PeripheryIO
 import Testing
 
 /// Heap allocations made by every thread of the process while `body` runs.

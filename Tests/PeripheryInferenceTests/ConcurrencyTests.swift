@@ -3,6 +3,8 @@ import PeripheryCore
 import PeripheryGeometry
 import PeripheryInference
 import Synchronization
+import PeripheryIO
+import PeripherySynthetic
 import Testing
 
 /// One `PerceptionEngine` per thread, all built from one shared `Safety40Weights`: four engines

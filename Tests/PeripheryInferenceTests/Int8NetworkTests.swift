@@ -2,6 +2,7 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 @testable import PeripheryInference
+import PeripheryIO
 import Testing
 
 /// The INT8 network, its file format and `--precision`: docs/weights.md.

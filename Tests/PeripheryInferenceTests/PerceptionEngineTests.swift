@@ -2,6 +2,7 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 import PeripheryInference
+import PeripheryIO
 import Testing
 
 /// The engine's rebuild and reset rules on the bundled sample frame (docs/sample).

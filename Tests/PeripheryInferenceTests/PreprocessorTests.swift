@@ -3,6 +3,7 @@ import PeripheryCore
 import PeripheryGeometry
 import PeripherySynthetic
 @testable import PeripheryInference
+import PeripheryIO
 import Testing
 
 /// Fixtures made by tools/make_preprocess_fixture.py (Pillow LANCZOS reference).

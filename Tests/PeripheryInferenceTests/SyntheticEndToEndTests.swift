@@ -2,6 +2,8 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 import PeripheryInference
+import PeripheryIO
+import PeripherySynthetic
 import Testing
 
 /// The demo weights through the whole engine on three committed synthetic frames that no training

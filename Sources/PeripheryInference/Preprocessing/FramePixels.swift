@@ -1,5 +1,6 @@
 import PeripheryCore
 import PeripheryGeometry
+import PeripheryIO
 
 /// One camera frame's pixels: 8-bit RGB or BGRA rows, top to bottom, `rowStride` bytes apart.
 ///

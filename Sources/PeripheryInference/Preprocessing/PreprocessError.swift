@@ -1,3 +1,5 @@
+import PeripheryIO
+
 /// Why a frame's pixel description is unusable; each case names the `FramePixels` field at fault.
 public enum PreprocessError: Error, Equatable, CustomStringConvertible {
     /// `width` or `height` is not in `1 ... ImageFile.maxSide`, or the frame exceeds

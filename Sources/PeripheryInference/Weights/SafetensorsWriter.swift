@@ -1,3 +1,4 @@
+import PeripheryIO
 import Foundation
 
 /// Writes float32, int8 and uint8 tensors in the safetensors format (header padded to 8 bytes,

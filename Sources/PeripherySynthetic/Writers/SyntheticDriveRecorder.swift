@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
-import PeripherySynthetic
+import PeripheryIO
 
 /// Records a `SyntheticDrive` the way the reference recorder lays out a drive (`docs/contract.md#13-drive-and-replay-formats`),
 /// with the truth beside it:

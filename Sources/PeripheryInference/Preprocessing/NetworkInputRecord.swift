@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
-import PeripherySynthetic
+import PeripheryIO
 
 /// The network's view of one dataset frame, as the trainer reads it: what `PerceptionEngine` feeds
 /// the detector for this frame, computed by the same crop, Lanczos resize, letterbox and LUT code.
@@ -50,6 +50,13 @@ public struct NetworkInputRecord: Sendable {
         lut = ProjectionLUT(calibration: calibration)
     }
 
+    /// Writes the record's bytes to `path` (atomically), creating its folder.
+    public func write(to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try AtomicFile.write(serialized(), to: path)
+    }
+
     /// The record's file bytes.
     public func serialized() -> Data {
         var data = Data(capacity: NetworkInputRecord.byteCount)
@@ -60,14 +67,5 @@ public struct NetworkInputRecord: Sendable {
         for v in lut.indices { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
         data.append(contentsOf: lut.visibility)
         return data
-    }
-}
-
-extension SyntheticDataset {
-    /// Writes `DIR/network/NNNNNN.bin` for one frame (see `NetworkInputRecord`).
-    public func writeNetworkInput(index: Int, image: RGBImage, setup: CameraSetup, preprocessor: Preprocessor) throws {
-        try FileManager.default.createDirectory(atPath: "\(path)/network", withIntermediateDirectories: true)
-        let record = try NetworkInputRecord(image: image, setup: setup, preprocessor: preprocessor)
-        try AtomicFile.write(record.serialized(), to: file("network", index, "bin"))
     }
 }

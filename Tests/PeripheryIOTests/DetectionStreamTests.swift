@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 import Testing
-@testable import PeripheryInference
+@testable import PeripheryIO
 
 /// The recorded detection stream (`periphery track`'s input): every field validated and named, the
 /// limits checked before work is done, and the engine's reset rules applied by `TrackerReplay`.

@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
-import PeripherySynthetic
+import PeripheryIO
 
 /// A labelled dataset on disk, as `periphery synth` writes it and `periphery eval` reads it:
 ///
@@ -26,7 +26,8 @@ public struct SyntheticDataset: Sendable {
     /// A dataset at `path` (created on first write).
     public init(path: String) { self.path = path }
 
-    func file(_ folder: String, _ index: Int, _ ext: String) -> String {
+    /// The path of frame `index`'s file in `folder`: `DIR/folder/NNNNNN.ext`.
+    public func file(_ folder: String, _ index: Int, _ ext: String) -> String {
         String(format: "%@/%@/%06d.%@", path, folder, index, ext)
     }
 

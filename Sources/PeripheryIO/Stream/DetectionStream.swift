@@ -1,16 +1,6 @@
 import Foundation
 import PeripheryCore
 
-/// One line of a recorded detection stream: a frame's time, ego motion and detections.
-public struct RecordedFrame: Sendable, Equatable {
-    /// Frame time, seconds.
-    public var t: Double
-    /// Ego motion since the previous line; nil when the line has none (the tracker is then reset).
-    public var ego: EgoDelta?
-    /// The frame's vehicles in the vehicle frame.
-    public var detections: [Detection]
-}
-
 /// Why a detection stream cannot be read.
 public enum DetectionStreamError: Error, Equatable, CustomStringConvertible {
     /// The file cannot be read, is too large or is not UTF-8.

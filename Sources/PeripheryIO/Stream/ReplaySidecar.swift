@@ -1,5 +1,6 @@
 import Foundation
 import PeripheryCore
+import PeripheryGeometry
 
 /// Writes the reference replay sidecar `replay-safety40-v1.jsonl` (`docs/contract.md#13-drive-and-replay-formats`): a header line,
 /// then one JSON line per processed frame with raw detections, tracks, ego motion, calibration and
@@ -25,14 +26,18 @@ public struct ReplaySidecar {
         try write(header)
     }
 
-    /// Appends one frame.
-    public mutating func append(pts: Double, ego: EgoDelta, result: PerceptionResult) throws {
-        let t = result.timings
-        let crop = result.calibration.crop, pose = result.calibration.setup.pose
-        let raw = result.detections.map { d in
+    /// Appends one frame: its raw detections, the confirmed tracks after it, the calibration used
+    /// and the stage timings in milliseconds, in the order of the header's `timing_ms_fields`
+    /// (preprocess, inference, backbone, gather, head, decode).
+    public mutating func append(
+        pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
+        calibration: CameraCalibration, timings: [Double]
+    ) throws {
+        let crop = calibration.crop, pose = calibration.setup.pose
+        let raw = detections.map { d in
             "[\(d.score),\(d.label),\(n(d.x)),\(n(d.y)),\(n(d.z)),\(n(d.length)),\(n(d.width)),\(n(d.height)),\(n(d.yaw))]"
         }
-        let tracks = result.tracks.map { v in
+        let tracks = confirmed.map { v in
             let velocity = v.velocity.map { "[\(n($0.x)),\(n($0.y))]" } ?? "null"
             let trail = v.trail.map { "[\(n($0.x)),\(n($0.y)),\(n($0.z))]" }.joined(separator: ",")
             return """
@@ -40,11 +45,10 @@ public struct ReplaySidecar {
                 \(v.label),\(n(v.score)),\(v.hits),\(v.observed),\"\(v.state.rawValue)\",\(velocity),[\(trail)],\"\(v.headingSource.rawValue)\"]
                 """
         }
-        let timings = [t.preprocess, t.inference, t.backbone, t.gather, t.head, t.decode].map { n($0) }
         let line = """
             {\"index\":\(index),\"pts\":\(n(pts)),\"raw_count\":\(raw.count),\"track_count\":\(tracks.count),\
             \"ego\":[\(n(ego.dx)),\(n(ego.dy)),\(n(ego.dyaw)),\(n(ego.dt))],\
-            \"timing_ms\":[\(timings.joined(separator: ","))],\
+            \"timing_ms\":[\(timings.map { n($0) }.joined(separator: ","))],\
             \"calibration\":{\"focal\":\(n(crop.achievedFocal)),\"crop\":[\(crop.x),\(crop.y),\(crop.width),\(crop.height)],\
             \"pose\":[\(n(pose.pitch)),\(n(pose.roll)),\(n(pose.yaw)),\(n(pose.height)),\(n(pose.forwardOfOrigin))]},\
             \"raw\":[\(raw.joined(separator: ","))],\"tracks\":[\(tracks.joined(separator: ","))]}

@@ -1,6 +1,7 @@
 import Dispatch
 import PeripheryCore
 import PeripheryGeometry
+import PeripheryIO
 
 /// One camera frame and what is known about it when it arrives.
 public struct PerceptionFrame: Sendable {

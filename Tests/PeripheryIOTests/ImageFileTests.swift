@@ -1,7 +1,8 @@
 import Foundation
 import PeripheryGeometry
 import PeripheryCore
-@testable import PeripheryInference
+@testable import PeripheryIO
+import PeripheryTestSupport
 import Testing
 
 /// Fixtures made by tools/make_image_fixtures.py.

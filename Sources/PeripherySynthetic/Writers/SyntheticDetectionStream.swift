@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
-import PeripherySynthetic
+import PeripheryIO
 
 /// An endless, deterministic detection stream for soak runs: traffic around a driving ego, seen
 /// as a detector sees it, with the anomalies a long drive brings.

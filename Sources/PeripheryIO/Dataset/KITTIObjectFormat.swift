@@ -1,7 +1,6 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
-import PeripherySynthetic
 
 /// The KITTI object-detection layout, so that common tools read the synthetic datasets:
 ///
@@ -23,38 +22,7 @@ public enum KITTIObjectFormat {
     public static let typeNames = ["Car", "Truck", "Cyclist", "Pedestrian"]
 
     /// Vehicle frame → level camera axes at the camera (`S`, the sensor-to-image permutation).
-    static let levelAxes = Frames.sensorToImageAxes
-
-    /// The `label_2` line of one label seen by `setup`.
-    public static func labelLine(_ label: SyntheticLabel, setup: CameraSetup) -> String {
-        let b = label.box
-        let calibration = CameraCalibration(setup)
-        let centre = setup.pose.cameraCentre
-        let bottom = levelAxes * (SIMD3(b.x, b.y, b.z - b.height / 2) - centre)
-        let heading = levelAxes * SIMD3(cos(b.yaw), sin(b.yaw), 0)
-        let ry = atan2(-heading.z, heading.x)
-        let alpha = wrap(ry - atan2(bottom.x, bottom.z))
-        // The 2-D box: the corners in front of the camera, projected and clipped to the frame.
-        let c = cos(b.yaw), s = sin(b.yaw)
-        var lo = SIMD2<Double>(repeating: .infinity), hi = SIMD2<Double>(repeating: -.infinity)
-        for corner in 0 ..< 8 {
-            let l = (corner & 1 == 0 ? 0.5 : -0.5) * b.length, w = (corner & 2 == 0 ? 0.5 : -0.5) * b.width
-            let z = b.z + (corner & 4 == 0 ? 0.5 : -0.5) * b.height
-            if let p = calibration.sourcePoint(SIMD3(b.x + c * l - s * w, b.y + s * l + c * w, z)) {
-                lo = pointwiseMin(lo, p)
-                hi = pointwiseMax(hi, p)
-            }
-        }
-        let size = SIMD2(Double(setup.intrinsics.width - 1), Double(setup.intrinsics.height - 1))
-        lo = pointwiseMin(pointwiseMax(lo, .zero), size)
-        hi = pointwiseMin(pointwiseMax(hi, .zero), size)
-        if !(lo.x <= hi.x && lo.y <= hi.y) { (lo, hi) = (.zero, .zero) }
-        let occluded = label.occlusion < 0.1 ? 0 : (label.occlusion < 0.5 ? 1 : 2)
-        let name = label.isInView && b.label >= 0 && b.label < typeNames.count ? typeNames[b.label] : "DontCare"
-        return String(
-            format: "%@ %.2f %d %.2f %.2f %.2f %.2f %.2f %.6f %.6f %.6f %.6f %.6f %.6f %.6f", name, min(max(label.truncation, 0), 1),
-            occluded, alpha, lo.x, lo.y, hi.x, hi.y, b.height, b.width, b.length, bottom.x, bottom.y, bottom.z, ry)
-    }
+    package static let levelAxes = Frames.sensorToImageAxes
 
     /// The `calib` file of a camera.
     public static func calibText(_ setup: CameraSetup) -> String {
@@ -71,19 +39,6 @@ public enum KITTIObjectFormat {
             line("P0", p2), line("P1", p2), line("P2", p2), line("P3", p2), line("R0_rect", identity),
             line("Tr_velo_to_cam", velo), line("Tr_imu_to_velo", identity.map { $0 + [0] }),
         ].joined(separator: "\n") + "\n"
-    }
-
-    /// Writes one frame in the KITTI layout under `dataset.path`.
-    public static func write(index: Int, dataset: SyntheticDataset, setup: CameraSetup, labels: [SyntheticLabel]) throws {
-        for folder in ["image_2", "label_2", "calib"] {
-            try FileManager.default.createDirectory(atPath: "\(dataset.path)/\(folder)", withIntermediateDirectories: true)
-        }
-        let image = dataset.file("images", index, "png"), kittiImage = dataset.file("image_2", index, "png")
-        try? FileManager.default.removeItem(atPath: kittiImage)
-        try FileManager.default.linkItem(atPath: image, toPath: kittiImage)
-        let text = labels.map { labelLine($0, setup: setup) }.joined(separator: "\n") + (labels.isEmpty ? "" : "\n")
-        try AtomicFile.write(Data(text.utf8), to: dataset.file("label_2", index, "txt"))
-        try AtomicFile.write(Data(calibText(setup).utf8), to: dataset.file("calib", index, "txt"))
     }
 
     /// KITTI type names read as our labels.
@@ -140,5 +95,5 @@ public enum KITTIObjectFormat {
         throw .unreadable(path: path, reason: "no Tr_velo_to_cam line")
     }
 
-    static func wrap(_ a: Double) -> Double { a - 2 * .pi * ((a + .pi) / (2 * .pi)).rounded(.down) }
+    package static func wrap(_ a: Double) -> Double { a - 2 * .pi * ((a + .pi) / (2 * .pi)).rounded(.down) }
 }
