@@ -118,20 +118,3 @@ enum SynthCommand: Command {
         return 0
     }
 }
-
-/// A `frame i/N  r frames/s` line on standard error, redrawn in place when it is a terminal.
-struct ProgressLine {
-    let total: Int
-    let interactive = isatty(2) != 0
-    let start = DispatchTime.now().uptimeNanoseconds
-
-    func update(_ done: Int) {
-        guard interactive else { return }
-        let rate = Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-        OutputFile.writeStandardError(String(format: "\rframe %d/%d  %.1f frames/s", done, total, rate))
-    }
-
-    func finish() {
-        if interactive { OutputFile.writeStandardError("\n") }
-    }
-}

@@ -62,3 +62,41 @@ import Testing
         #expect(applied.yaw == start.yaw, "the yaw is reported, never applied by the engine")
     }
 }
+
+/// `periphery calibrate` (`DriveMountCalibration`) and `run --auto-pitch` (`DriveRun` with the
+/// engine's calibrator from `DriveDirectory.mountCalibrator`) share one wiring: over the same drive
+/// they feed the calibrator the same frames, roll, gyro bias and readings, so their windows agree
+/// exactly.
+@Suite struct MountCalibrationWiringTests {
+    @Test func calibrateAndAutoPitchAgree() throws {
+        let folder = try scratchFolder("calibration-wiring")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let truth = MountPose(pitchDegrees: -2.4, rollDegrees: 0.8, yawDegrees: 1.1, height: 1.3, forwardOfOrigin: 1.6)
+        let setup = CameraSetup(intrinsics: try CameraIntrinsics(fx: 380, fy: 380, cx: 224, cy: 126, width: 448, height: 252), pose: truth)
+        var recorder = SyntheticDriveRecorder(dataset: SyntheticDataset(path: folder + "/drive"))
+        try recorder.record(SyntheticDrive(seed: 59, duration: 3), camera: setup, frames: 90, fps: 30)
+        let drive = try DriveDirectory(path: folder + "/drive")
+        let start = CameraSetup(intrinsics: setup.intrinsics, pose: .fallback)
+        let gravityRoll = try #require(drive.gravityRoll.roll)
+        #expect(abs(gravityRoll - truth.roll) < 0.05 * .pi / 180, "roll from gravity \(gravityRoll * 180 / .pi)°")
+
+        let calibration = try DriveMountCalibration(drive: drive, setup: start)
+        let report = try calibration.run()
+
+        let weights = try Safety40Weights(path: DriveCalibrationEndToEndTests.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path)
+        let engine = try PerceptionEngine(weights: weights, threads: 2)
+        engine.mountCalibrator = drive.mountCalibrator(intrinsics: start.intrinsics, pose: start.pose)
+        var source = DriveFrameSource(drive: drive)
+        var sidecar = try ReplaySidecar(path: folder + "/replay.jsonl", checkpoint: "test", scoreThreshold: 0.5, rejectImplausible: true)
+        let summary = try DriveRun(engine: engine, setup: start).run(&source, into: &sidecar)
+        #expect(summary.frames == 90)
+
+        let calibrate = calibration.calibrator, run = try #require(engine.mountCalibrator)
+        #expect(calibrate.roll == gravityRoll && run.roll == gravityRoll)
+        #expect(calibrate.gyroBias == run.gyroBias && calibrate.cameraAheadOfAxle == run.cameraAheadOfAxle)
+        #expect(report.samples >= 20, "\(report.samples) pairs")
+        #expect(run.window.samples == calibrate.window.samples && run.window.acceptRate == calibrate.window.acceptRate)
+        #expect(run.window.pitch == calibrate.window.pitch && run.window.yaw == calibrate.window.yaw)
+        #expect(run.window.pitchWithoutDerotation == calibrate.window.pitchWithoutDerotation)
+    }
+}

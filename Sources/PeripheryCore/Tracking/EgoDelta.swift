@@ -27,6 +27,11 @@ public struct EgoDelta: Sendable, Hashable {
         self.valid = valid
     }
 
+    /// Ground speed over the interval (m/s), nil when the motion is invalid or spans no time.
+    public var speed: Double? {
+        valid && dt > 0 ? (dx * dx + dy * dy).squareRoot() / dt : nil
+    }
+
     /// The constant-twist arc driven at `speed` (m/s) and `yawRate` (rad/s) for `dt` seconds
     /// (reference `arcDelta`, §8.6).
     ///

@@ -1,0 +1,31 @@
+import PeripheryCore
+import PeripheryGeometry
+
+/// The one wiring of `MountCalibrator` to a recorded drive, shared by `periphery calibrate`
+/// (`DriveMountCalibration`) and by `PerceptionEngine.mountCalibrator` under `run --auto-pitch`,
+/// so that the two see the same roll, gyro bias, frames and readings and agree.
+extension DriveDirectory {
+    /// The mount roll the drive's gravity readings give (`GravityPose`), or nil without them; and
+    /// whether the mount is rolled beyond what gravity can recover.
+    public var gravityRoll: (roll: Double?, unrecoverable: Bool) {
+        var gravity = GravityPose()
+        for sample in self.gravity { gravity.add(gravity: sample.g) }
+        return (gravity.roll, gravity.rollUnrecoverable)
+    }
+
+    /// A calibrator for this drive's frames: levelled with the roll from gravity when the drive has
+    /// it (else `pose.roll`), de-rotating with the drive's gyro bias unless `gyroBias` is false, and
+    /// correcting the yaw for the camera's `pose.forwardOfOrigin` ahead of the axle.
+    public func mountCalibrator(intrinsics: CameraIntrinsics, pose: MountPose, gyroBias: Bool = true) -> MountCalibrator {
+        let calibrator = MountCalibrator(intrinsics: intrinsics, roll: gravityRoll.roll ?? pose.roll)
+        if gyroBias { calibrator.gyroBias = self.gyroBias }
+        calibrator.cameraAheadOfAxle = pose.forwardOfOrigin
+        return calibrator
+    }
+
+    /// What the calibrator is fed with the frame at `t`: the speed then and the gyro readings of the
+    /// second before it (it ignores readings it has already seen, so every reading counts once).
+    public func mountMotion(at t: Double) -> (speed: Double?, gyro: [GyroSample]) {
+        (speed(at: t), Array(gyro(from: t - 1, to: t)))
+    }
+}

@@ -1,0 +1,35 @@
+/// Why a drive cannot be read.
+public enum DriveError: Error, Equatable, CustomStringConvertible {
+    /// A file or directory cannot be read.
+    case unreadable(path: String, reason: String)
+    /// A CSV file lacks a required column.
+    case missingColumn(path: String, column: String)
+    /// The drive has no frames.
+    case noFrames(path: String)
+    /// Neither `frames.csv` nor a calibration file gives the drive's camera.
+    case noCamera(path: String)
+    /// A frame's size differs from the camera's.
+    case frameSize(path: String, size: String, camera: String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): "\(path): \(reason)"
+        case let .missingColumn(path, column): "\(path): missing column '\(column)'"
+        case let .noFrames(path): "\(path): no PNG or JPEG frames"
+        case let .noCamera(path): "\(path): no intrinsics in frames.csv and no calibration file"
+        case let .frameSize(path, size, camera): "\(path): \(size), the camera is \(camera)"
+        }
+    }
+}
+
+/// A row skipped while reading a drive, for the user to see.
+public struct SkippedRow: Sendable, Hashable, CustomStringConvertible {
+    /// File the row is in.
+    public var path: String
+    /// 1-based line number.
+    public var line: Int
+    /// What is wrong with it.
+    public var reason: String
+
+    public var description: String { "\(path):\(line): \(reason), skipped" }
+}

@@ -1,0 +1,28 @@
+import PeripheryCore
+import PeripheryGeometry
+
+/// The frames of a drive directory in order, with ego motion from its CSVs when it has them.
+public struct DriveFrameSource: FrameSource {
+    /// The drive.
+    public let drive: DriveDirectory
+    private var index = 0
+
+    /// Frames of `drive`, from the first.
+    public init(drive: DriveDirectory) { self.drive = drive }
+
+    public var count: Int? { drive.frames.count }
+
+    /// - Throws: `ImageError` for a frame that cannot be read.
+    public mutating func next() throws -> SourceFrame? {
+        guard index < drive.frames.count else { return nil }
+        let entry = drive.frames[index]
+        var ego: EgoDelta?
+        if index > 0, !drive.yawRates.isEmpty || !drive.speeds.isEmpty {
+            ego = drive.egoDelta(from: drive.frames[index - 1].timestamp, to: entry.timestamp)
+        }
+        index += 1
+        return SourceFrame(
+            name: entry.path, image: try ImageFile.read(path: entry.path), timestamp: entry.timestamp,
+            intrinsics: entry.intrinsics, ego: ego, motion: drive.mountMotion(at: entry.timestamp))
+    }
+}
