@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Periphery
 
@@ -39,109 +38,45 @@ enum BenchCommand: Command {
         let warmup = Int(try args.number("warmup", default: 5, in: 0...10_000))
         // Before the detector exists, so that no idle worker of its spins on a core meanwhile.
         let preprocessing = try args.value("preprocess").map {
-            try timePreprocessing(
+            try DetectorBenchmark.preprocessing(
                 setup: try CalibrationFile.load(path: $0), threads: try Defaults.threads(args), frames: frames, warmup: warmup)
         }
         let detector = try Detector(
             weights: try Defaults.loadWeights(try Defaults.weightsPath(args)), threads: try Defaults.threads(args),
             precision: try Defaults.precision(args))
         if let warning = detector.blas.slowerKernelWarning { printError("warning: \(warning)") }
-        let lut = ProjectionLUT(calibration: CameraCalibration(try Defaults.referenceSetup()))
-        var state: UInt64 = 20_260_831
-        let image = (0..<(3 * Safety40.inputHeight * Safety40.inputWidth)).map { _ in
-            Float(next(&state) >> 40) / Float(1 << 24) * 4 - 2
-        }
-        for _ in 0..<warmup { _ = try detector.detect(image: image, lut: lut) }
-        detector.profilesLayers = args.flag("layers")
-        var layers: [[LayerTiming]] = []
-        var timings: [DetectorTimings] = []
-        timings.reserveCapacity(frames)
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<frames {
-            timings.append(try detector.detect(image: image, lut: lut).timings)
-            if detector.profilesLayers { layers.append(detector.layerTimings) }
-        }
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-
-        func percentile(_ values: [Double], _ p: Double) -> Double {
-            let sorted = values.sorted()
-            return sorted[Int((Double(sorted.count - 1) * p).rounded())]
-        }
-        let stages: [(String, KeyPath<DetectorTimings, Double>)] = [
-            ("backbone", \.backbone), ("gather", \.gather), ("head", \.head), ("decode", \.decode),
-        ]
-        let totals = timings.map(\.total)
-        let fps = Double(frames) / wall
+        var report = try DetectorBenchmark.run(detector, frames: frames, warmup: warmup, layers: args.flag("layers"))
+        report.preprocess = preprocessing
         if args.flag("json") {
-            let stageJSON = stages.map { name, path in
-                let values = timings.map { $0[keyPath: path] }
-                return "\"\(name)\": {\"median_ms\": \(rounded(percentile(values, 0.5))), \"p95_ms\": \(rounded(percentile(values, 0.95)))}"
-            }.joined(separator: ", ")
-            let preprocessJSON = preprocessing.map {
-                """
-                    , \"preprocess\": {\"median_ms\": \(rounded(percentile($0.milliseconds, 0.5))), \"p95_ms\": \(rounded(percentile($0.milliseconds, 0.95))), \
-                    \"frame\": \"\($0.frame)\", \"crop\": \"\($0.crop)\"}
-                    """
-            } ?? ""
-            print("""
-                {\"median_ms\": \(rounded(percentile(totals, 0.5))), \"p95_ms\": \(rounded(percentile(totals, 0.95))), \"fps\": \(rounded(fps)), \
-                \"frames\": \(frames), \"stages\": {\(stageJSON)}\(preprocessJSON), \
-                \"threads\": \(detector.threads), \"blas_core\": \"\(detector.blas.coreName)\", \
-                \"precision\": \"\(detector.precision)\", \"kernel\": \"\(detector.kernel)\"}
-                """)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print("frames \(frames) (after \(warmup) warm-up), threads \(detector.threads), \(detector.precision) on \(detector.kernel)")
-            if let preprocessing {
-                let values = preprocessing.milliseconds
-                print(String(
-                    format: "  preprocess median %8.2f ms   p95 %8.2f ms   (%@ frame, crop %@, timed alone)",
-                    percentile(values, 0.5), percentile(values, 0.95), preprocessing.frame, preprocessing.crop))
-            }
-            for (name, path) in stages {
-                let values = timings.map { $0[keyPath: path] }
-                print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms",
-                    name.padding(toLength: 9, withPad: " ", startingAt: 0), percentile(values, 0.5), percentile(values, 0.95)))
-            }
-            print(String(format: "  %@ median %8.2f ms   p95 %8.2f ms   %.1f frames/s",
-                "total".padding(toLength: 9, withPad: " ", startingAt: 0), percentile(totals, 0.5), percentile(totals, 0.95), fps))
-            if let first = layers.first {
-                let frame = percentile(totals, 0.5)
-                print("\n  layer                                  median ms   GFLOP/s   share")
-                for (i, layer) in first.enumerated() {
-                    let ms = percentile(layers.map { $0[i].milliseconds }, 0.5)
-                    let gflops = ms > 0 ? Double(layer.flops) / ms / 1e6 : 0
-                    print(String(format: "  %@ %9.3f %9.1f %6.1f%%",
-                        layer.name.padding(toLength: 38, withPad: " ", startingAt: 0), ms, gflops, 100 * ms / frame))
-                }
-            }
+            print(text(report))
         }
         return 0
     }
 
-    static func rounded(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
-
-    /// The benchmark's fixed-seed inputs: one step of a 64-bit linear congruential generator.
-    static func next(_ state: inout UInt64) -> UInt64 {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return state
-    }
-
-    /// Per-frame milliseconds of `Preprocessor.process` on frames of `setup`'s size with its crop.
-    static func timePreprocessing(
-        setup: CameraSetup, threads: Int, frames: Int, warmup: Int
-    ) throws -> (milliseconds: [Double], frame: String, crop: String) {
-        let k = setup.intrinsics
-        let crop = CameraCalibration(setup).crop
-        var state: UInt64 = 20_261_202
-        let bytes = (0..<(k.width * k.height * 3)).map { _ in UInt8(truncatingIfNeeded: next(&state) >> 56) }
-        let pixels = try FramePixels(width: k.width, height: k.height, rowStride: k.width * 3, format: .rgb8, bytes: bytes)
-        let preprocessor = Preprocessor(threads: threads)
-        for _ in 0..<warmup { preprocessor.process(pixels, crop: crop) }
-        let milliseconds = (0..<frames).map { _ -> Double in
-            let start = DispatchTime.now().uptimeNanoseconds
-            preprocessor.process(pixels, crop: crop)
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    /// The report as a table for a person.
+    static func text(_ r: DetectorBenchmark.Report) -> String {
+        func name(_ s: String, _ width: Int = 9) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
+        var lines = ["frames \(r.frames) (after \(r.warmup) warm-up), threads \(r.threads), \(r.precision) on \(r.kernel)"]
+        if let p = r.preprocess {
+            lines.append(String(
+                format: "  preprocess median %8.2f ms   p95 %8.2f ms   (%@ frame, crop %@, timed alone)", p.medianMs, p.p95Ms, p.frame, p.crop))
         }
-        return (milliseconds, "\(k.width)x\(k.height)", "\(crop.width)x\(crop.height) to \(crop.scaledWidth)x\(crop.scaledHeight)")
+        for stage in ["backbone", "gather", "head", "decode"] {
+            guard let s = r.stages[stage] else { continue }
+            lines.append(String(format: "  %@ median %8.2f ms   p95 %8.2f ms", name(stage), s.medianMs, s.p95Ms))
+        }
+        lines.append(String(format: "  %@ median %8.2f ms   p95 %8.2f ms   %.1f frames/s", name("total"), r.medianMs, r.p95Ms, r.fps))
+        if let layers = r.layers {
+            lines.append("\n  layer                                  median ms   GFLOP/s   share")
+            for layer in layers {
+                lines.append(String(
+                    format: "  %@ %9.3f %9.1f %6.1f%%", name(layer.name, 38), layer.medianMs, layer.gflopsPerSecond, 100 * layer.share))
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 }

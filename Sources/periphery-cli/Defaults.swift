@@ -38,14 +38,6 @@ enum Defaults {
         return weights
     }
 
-    /// The reference calibration (comma K, pitch −3.659°, height 1.20 m, 1.65 m forward), used by
-    /// the benchmark as the reference does.
-    static func referenceSetup() throws -> CameraSetup {
-        CameraSetup(
-            intrinsics: try CameraIntrinsics(fx: 910, fy: 910, cx: 582, cy: 437, width: 1164, height: 874),
-            pose: .fallback)
-    }
-
     /// Parses `--precision` (default `auto`: the weights file's own).
     static func precision(_ arguments: Arguments) throws(CLIError) -> InferencePrecision {
         guard let value = arguments.value("precision") else { return .auto }

@@ -8,6 +8,8 @@ public enum DriveError: Error, Equatable, CustomStringConvertible {
     case noFrames(path: String)
     /// Neither `frames.csv` nor a calibration file gives the drive's camera.
     case noCamera(path: String)
+    /// A drive directory used without a calibration has none at `expected`.
+    case noCalibration(path: String, expected: String)
     /// A frame's size differs from the camera's.
     case frameSize(path: String, size: String, camera: String)
 
@@ -17,6 +19,7 @@ public enum DriveError: Error, Equatable, CustomStringConvertible {
         case let .missingColumn(path, column): "\(path): missing column '\(column)'"
         case let .noFrames(path): "\(path): no PNG or JPEG frames"
         case let .noCamera(path): "\(path): no intrinsics in frames.csv and no calibration file"
+        case let .noCalibration(path, expected): "\(path): a drive directory needs \(expected) or a calibration file"
         case let .frameSize(path, size, camera): "\(path): \(size), the camera is \(camera)"
         }
     }
