@@ -72,19 +72,27 @@ public struct WorldView: Sendable {
         max(1, Int((Double(min(width, height)) / 300).rounded()))
     }
 
+    /// Paints the scene back to front: ground and sensor field, range rings and lanes, the ego's
+    /// arrow, the vehicles, the ego car.
     func drawScene(_ vehicles: [TrackedVehicle], egoSpeed: Double, painter: inout WorldPainter) {
-        let camera = painter.camera
-        let hfov = horizontalFieldOfView
-        let scale = WorldView.textScale(width: camera.width, height: camera.height)
+        let scale = WorldView.textScale(width: painter.camera.width, height: painter.camera.height)
+        drawGround(&painter)
+        drawGuides(&painter)
+        drawEgoArrow(egoSpeed: egoSpeed, scale: scale, &painter)
+        drawVehicles(vehicles, scale: scale, &painter)
+        painter.body(
+            .car, x: 0, y: 0, yaw: 0, length: 4.6, width: 1.9, height: 1.5, fill: Palette.parkedSoft,
+            stroke: Palette.ink2, dashed: false)
+    }
 
-        // 1. Ground.
+    /// The ground plane and the sensor's field of view out to 40 m.
+    private func drawGround(_ painter: inout WorldPainter) {
         let ground: [SIMD3<Double>] = [
             SIMD3(-60, -2000, 0), SIMD3(4000, -2000, 0), SIMD3(4000, 2000, 0), SIMD3(-60, 2000, 0),
         ]
         painter.fill(ground, Palette.panel2)
         painter.stroke(ground, closed: true, Palette.line, .solid(1))
-
-        // 2. Sensor field of view.
+        let hfov = horizontalFieldOfView
         let apex = SIMD3(0, -cameraRight, 0.03)
         let arc = (0..<25).map { i -> SIMD3<Double> in
             let a = -hfov / 2 + hfov * Double(i) / 24
@@ -92,8 +100,10 @@ public struct WorldView: Sendable {
         }
         painter.fill([apex] + arc, Palette.radarSoft)
         painter.stroke([apex] + arc, closed: true, Palette.radar, .solid(1))
+    }
 
-        // 3. Range rings.
+    /// Range rings and the lane lines.
+    private func drawGuides(_ painter: inout WorldPainter) {
         for r in WorldView.ringRadii {
             let ring = (0..<41).map { i -> SIMD3<Double> in
                 let a = -1.25 + 2.5 * Double(i) / 40
@@ -101,25 +111,27 @@ public struct WorldView: Sendable {
             }
             painter.stroke(ring, Palette.ink3.opacity(0.55), .solid(1))
         }
-
-        // 4. Lane lines.
         for y in [WorldView.laneHalfWidth, -WorldView.laneHalfWidth] {
             painter.stroke([SIMD3(0, y, 0.06), SIMD3(40, y, 0.06)], Palette.ink3.opacity(0.8), .dashed(1, [4, 5]))
         }
+    }
 
-        // 5. Ego arrow.
-        if egoSpeed.isFinite, egoSpeed > WorldView.egoArrowMinimumSpeed {
-            let tail = SIMD3(0, 0, 0.1), tip = SIMD3(egoSpeed, 0, 0.1)
-            painter.stroke([tail, tip], Palette.ink2, .dashed(1.5, [5, 4]))
-            if let head = camera.project(tip), let back = camera.project(SIMD3(egoSpeed - 1, 0, 0.1)) {
-                painter.arrowHead(at: head, from: back, colour: Palette.ink2)
-                painter.label(
-                    String(format: "ego %.0f km/h", egoSpeed * 3.6), at: head + SIMD2(0, -6), scale: scale,
-                    colour: Palette.ink2)
-            }
+    /// The ego's speed as an arrow of one second's travel, with its label, above walking pace.
+    private func drawEgoArrow(egoSpeed: Double, scale: Int, _ painter: inout WorldPainter) {
+        guard egoSpeed.isFinite, egoSpeed > WorldView.egoArrowMinimumSpeed else { return }
+        let tail = SIMD3(0, 0, 0.1), tip = SIMD3(egoSpeed, 0, 0.1)
+        painter.stroke([tail, tip], Palette.ink2, .dashed(1.5, [5, 4]))
+        if let head = painter.camera.project(tip), let back = painter.camera.project(SIMD3(egoSpeed - 1, 0, 0.1)) {
+            painter.arrowHead(at: head, from: back, colour: Palette.ink2)
+            painter.label(
+                String(format: "ego %.0f km/h", egoSpeed * 3.6), at: head + SIMD2(0, -6), scale: scale,
+                colour: Palette.ink2)
         }
+    }
 
-        // 6. Objects, far to near: trails, bodies, then labels.
+    /// The vehicles far to near: trails, then bodies, then labels, so that labels stay on top.
+    private func drawVehicles(_ vehicles: [TrackedVehicle], scale: Int, _ painter: inout WorldPainter) {
+        let camera = painter.camera
         let sorted = vehicles.sorted { camera.depth(SIMD3($0.x, $0.y, 0)) > camera.depth(SIMD3($1.x, $1.y, 0)) }
         for vehicle in sorted { painter.trail(vehicle) }
         for vehicle in sorted {
@@ -139,10 +151,5 @@ public struct WorldView: Sendable {
                 String(format: "%.0f m %.0f km/h", vehicle.x, speed * 3.6), at: anchor, scale: scale,
                 colour: Palette.colour(for: vehicle.state))
         }
-
-        // 7. Ego car.
-        painter.body(
-            .car, x: 0, y: 0, yaw: 0, length: 4.6, width: 1.9, height: 1.5, fill: Palette.parkedSoft,
-            stroke: Palette.ink2, dashed: false)
     }
 }

@@ -56,87 +56,68 @@ public struct SceneRenderer: Sendable, Hashable {
         let seed = SyntheticRandom.mix(scene.seed ^ SyntheticRandom.mix(options.noiseSeed &+ 0x5EED))
         // A drive's textures must not change from frame to frame; its sensor noise must.
         let textureSeed = scene.placement.map { SyntheticRandom.mix($0.textureSeed) } ?? seed
-        var gain = SIMD3<Double>(repeating: 1)
-        if options.photometricJitter {
-            var rng = SyntheticRandom(seed: seed)
-            gain = SIMD3(repeating: rng.uniform(0.85, 1.15))
-                * SIMD3(rng.uniform(0.94, 1.06), 1, rng.uniform(0.94, 1.06))
-        }
-        let vehicleBounds = scene.vehicles.map(\.bounds)
-        let vehicleParts = scene.vehicles.map(\.parts)
-        let props = scene.props
-        let shadows = scene.vehicles.map { ShadowCaster($0, sun: scene.sunDirection) }
-        // Screen rectangles (grown by a pixel) cull the boxes each pixel is tested against.
+        let gain = photometricGain(seed: seed)
         let labeller = SceneLabeller(camera: camera, minimumVisiblePixels: options.minimumVisiblePixels)
-        let vehicleRects = vehicleBounds.map { labeller.projectedRectangle($0.corners).map(ScreenRect.init) }
-        let propRects = props.map { labeller.projectedRectangle($0.corners).map(ScreenRect.init) }
+        let geometry = SceneGeometry(scene, labeller: labeller)
         for row in 0..<height {
-            let v = Double(row) + 0.5
-            let rowVehicles = vehicleRects.indices.filter { vehicleRects[$0]?.coversRow(v) ?? false }
-            let rowProps = propRects.indices.filter { propRects[$0]?.coversRow(v) ?? false }
+            let candidates = geometry.candidates(row: row)
             for column in 0..<width {
-                let u = Double(column) + 0.5
                 let d = camera.direction(column, row)
-                var tBest = Double.infinity
-                var hitBox: SyntheticBox?
-                var hitInfo: BoxHit?
-                var vehicle: Int32 = -1
-                if d.z < -1e-9 { tBest = -camera.centre.z / d.z }
-                for i in rowVehicles {
-                    guard let rect = vehicleRects[i], rect.coversColumn(u),
-                          vehicleBounds[i].intersect(origin: camera.centre, direction: d, tMax: tBest) != nil
-                    else { continue }
-                    for part in vehicleParts[i] {
-                        if let hit = part.intersect(origin: camera.centre, direction: d, tMax: tBest) {
-                            tBest = hit.t
-                            hitBox = part
-                            hitInfo = hit
-                            vehicle = Int32(i)
-                        }
-                    }
-                }
-                for i in rowProps {
-                    guard let rect = propRects[i], rect.coversColumn(u) else { continue }
-                    if let hit = props[i].intersect(origin: camera.centre, direction: d, tMax: tBest) {
-                        tBest = hit.t
-                        hitBox = props[i]
-                        hitInfo = hit
-                        vehicle = -1
-                    }
-                }
-                var colour: SIMD3<Double>
-                if let box = hitBox, let hit = hitInfo {
-                    colour = shadeBox(box, hit: hit, point: camera.centre + hit.t * d, scene: scene, seed: textureSeed)
-                } else if tBest.isFinite {
-                    colour = shadeGround(camera.centre + tBest * d, scene: scene, shadows: shadows, seed: textureSeed)
-                } else {
-                    colour = sky(d, scene: scene)
-                }
-                if tBest.isFinite {
-                    let haze = 1 - exp(-tBest * (d * d).sum().squareRoot() / options.hazeDistance)
-                    colour = colour * (1 - haze) + scene.skyHorizon * haze
-                }
+                let hit = geometry.trace(from: camera.centre, direction: d, column: column, candidates: candidates)
                 let index = row * width + column
-                ids[index] = vehicle
-                var value = colour * gain * 255
-                if options.sensorNoise > 0 {
-                    let h = SyntheticRandom.hash(seed, index, 7)
-                    for channel in 0..<3 {
-                        let bits = h >> UInt64(channel * 21)
-                        let a = Double(bits & 0x7F) / 127, b = Double((bits >> 7) & 0x7F) / 127
-                        let c = Double((bits >> 14) & 0x7F) / 127
-                        value[channel] += (a + b + c - 1.5) * 2 * options.sensorNoise
-                    }
-                }
-                for channel in 0..<3 {
-                    pixels[index * 3 + channel] = UInt8(max(0, min(255, value[channel].rounded())))
-                }
+                ids[index] = hit.vehicle
+                let colour = shade(hit, origin: camera.centre, direction: d, scene: scene, shadows: geometry.shadows, textureSeed: textureSeed)
+                write(colour * gain * 255, noiseSeed: seed, at: index, into: &pixels)
             }
         }
         if options.blurSigma > 0 { SceneRenderer.blur(&pixels, width: width, height: height, sigma: options.blurSigma) }
         let image = RGBImage(width: width, height: height, pixels: pixels) ?? RGBImage(width: width, height: height)
         let labels = labeller.labels(scene, vehicleIDs: ids)
         return SyntheticFrame(image: image, vehicleIDs: ids, labels: labels)
+    }
+
+    /// The frame's colour gain: a brightness and white-balance draw when jitter is on, else 1.
+    private func photometricGain(seed: UInt64) -> SIMD3<Double> {
+        guard options.photometricJitter else { return SIMD3(repeating: 1) }
+        var rng = SyntheticRandom(seed: seed)
+        return SIMD3(repeating: rng.uniform(0.85, 1.15)) * SIMD3(rng.uniform(0.94, 1.06), 1, rng.uniform(0.94, 1.06))
+    }
+
+    /// The colour a ray sees: the box it hit, else the ground, else the sky, hazed with distance.
+    private func shade(
+        _ hit: RayHit, origin: SIMD3<Double>, direction d: SIMD3<Double>, scene: SyntheticScene, shadows: [ShadowCaster],
+        textureSeed: UInt64
+    ) -> SIMD3<Double> {
+        var colour: SIMD3<Double>
+        if let box = hit.box, let info = hit.info {
+            colour = shadeBox(box, hit: info, point: origin + info.t * d, scene: scene, seed: textureSeed)
+        } else if hit.t.isFinite {
+            colour = shadeGround(origin + hit.t * d, scene: scene, shadows: shadows, seed: textureSeed)
+        } else {
+            colour = sky(d, scene: scene)
+        }
+        if hit.t.isFinite {
+            let haze = 1 - exp(-hit.t * (d * d).sum().squareRoot() / options.hazeDistance)
+            colour = colour * (1 - haze) + scene.skyHorizon * haze
+        }
+        return colour
+    }
+
+    /// Adds the sensor noise of pixel `index` to `value` (0…255 scale) and stores it as bytes.
+    private func write(_ value: SIMD3<Double>, noiseSeed seed: UInt64, at index: Int, into pixels: inout [UInt8]) {
+        var value = value
+        if options.sensorNoise > 0 {
+            let h = SyntheticRandom.hash(seed, index, 7)
+            for channel in 0..<3 {
+                let bits = h >> UInt64(channel * 21)
+                let a = Double(bits & 0x7F) / 127, b = Double((bits >> 7) & 0x7F) / 127
+                let c = Double((bits >> 14) & 0x7F) / 127
+                value[channel] += (a + b + c - 1.5) * 2 * options.sensorNoise
+            }
+        }
+        for channel in 0..<3 {
+            pixels[index * 3 + channel] = UInt8(max(0, min(255, value[channel].rounded())))
+        }
     }
 
     /// Separable Gaussian blur of interleaved RGB8 in place, edges clamped.

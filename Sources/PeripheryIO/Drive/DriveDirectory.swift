@@ -77,107 +77,25 @@ public struct DriveDirectory: Sendable {
                  location locationTable: CSVTable?, fps: Double = 10) throws(DriveError) {
         let url = URL(fileURLWithPath: path)
         var skipped: [SkippedRow] = []
-
-        var cameras: [(pts: Double, intrinsics: CameraIntrinsics?)] = []
-        let framesCSV = url.appendingPathComponent("frames.csv").path
-        if let table = framesTable {
-            skipped += table.skippedRows(in: framesCSV)
-            let pts = try table.column("pts", in: framesCSV)
-            let k = try ["k00", "k01", "k02", "k10", "k11", "k12", "k20", "k21", "k22"].map { name throws(DriveError) in
-                try table.column(name, in: framesCSV)
-            }
-            let width = try table.column("width", in: framesCSV), height = try table.column("height", in: framesCSV)
-            for row in table.rows {
-                guard let t = DriveDirectory.number(row.fields, pts), t.isFinite else {
-                    skipped.append(SkippedRow(path: framesCSV, line: row.line, reason: "pts is not a number"))
-                    continue
-                }
-                // K may be blank when the camera reported none: the calibration file's then applies.
-                var intrinsics: CameraIntrinsics?
-                let values = k.compactMap { DriveDirectory.number(row.fields, $0) }
-                if values.count == 9, let w = DriveDirectory.number(row.fields, width), let h = DriveDirectory.number(row.fields, height),
-                   let matrix = Matrix3(rowMajor: [Array(values[0..<3]), Array(values[3..<6]), Array(values[6..<9])]) {
-                    // Int(exactly:) and not Int(_:), which traps on 1e300 or NaN.
-                    guard let w = Int(exactly: w), let h = Int(exactly: h) else {
-                        skipped.append(SkippedRow(path: framesCSV, line: row.line, reason: "width and height must be integers"))
-                        cameras.append((t, nil))
-                        continue
-                    }
-                    do {
-                        intrinsics = try CameraIntrinsics(K: matrix, width: w, height: h)
-                    } catch {
-                        skipped.append(SkippedRow(path: framesCSV, line: row.line, reason: "intrinsics: \(error)"))
-                    }
-                }
-                cameras.append((t, intrinsics))
-            }
-            if cameras.count != pictures.count {
-                skipped.append(SkippedRow(
-                    path: framesCSV, line: 0,
-                    reason: "\(cameras.count) rows for \(pictures.count) frames; frames without a row use 1/fps timing"))
-            }
+        let cameras = try Self.frameCameras(framesTable, path: url.appendingPathComponent("frames.csv").path, skipped: &skipped)
+        if framesTable != nil, cameras.count != pictures.count {
+            skipped.append(SkippedRow(
+                path: url.appendingPathComponent("frames.csv").path, line: 0,
+                reason: "\(cameras.count) rows for \(pictures.count) frames; frames without a row use 1/fps timing"))
         }
         frames = pictures.enumerated().map { index, picture in
             let camera = index < cameras.count ? cameras[index] : nil
-            return FrameEntry(
-                path: picture,
-                timestamp: camera?.pts ?? Double(index) / fps, intrinsics: camera?.intrinsics)
+            return FrameEntry(path: picture, timestamp: camera?.pts ?? Double(index) / fps, intrinsics: camera?.intrinsics)
         }
-
-        var rates: [(Double, Double)] = []
-        var gyro: [GyroSample] = [], gravity: [(Double, SIMD3<Double>)] = [], headings: [(Double, Double)] = []
-        let motionCSV = url.appendingPathComponent("motion.csv").path
-        if let table = motionTable {
-            skipped += table.skippedRows(in: motionCSV)
-            let columns = try ["t", "gx", "gy", "gz", "rx", "ry", "rz"].map { name throws(DriveError) in
-                try table.column(name, in: motionCSV)
-            }
-            let heading = try? table.column("heading", in: motionCSV)
-            for row in table.rows {
-                let values = columns.compactMap { DriveDirectory.number(row.fields, $0) }
-                let g = SIMD3(values.count == 7 ? values[1] : .nan, values.count == 7 ? values[2] : .nan, values.count == 7 ? values[3] : .nan)
-                let norm = (g * g).sum().squareRoot()
-                guard values.count == 7, values.allSatisfy(\.isFinite), norm > 0 else {
-                    skipped.append(SkippedRow(path: motionCSV, line: row.line, reason: "t, gravity or rotation rate missing or not finite"))
-                    continue
-                }
-                // Yaw rate about vehicle up: the rotation rate along −gravity (reference ReplayProcessor).
-                let r = SIMD3(values[4], values[5], values[6])
-                rates.append((values[0], -(r * g).sum() / norm))
-                gyro.append(GyroSample(t: values[0], rate: r))
-                gravity.append((values[0], g))
-                if let heading, let degrees = DriveDirectory.number(row.fields, heading), degrees.isFinite {
-                    headings.append((values[0], degrees))
-                }
-            }
-        }
-        var speeds: [(Double, Double)] = [], courses: [(Double, Double, Double?)] = []
-        let locationCSV = url.appendingPathComponent("location.csv").path
-        if let table = locationTable {
-            skipped += table.skippedRows(in: locationCSV)
-            let t = try table.column("t", in: locationCSV), speed = try table.column("speed", in: locationCSV)
-            let course = try? table.column("course", in: locationCSV)
-            let courseAccuracy = try? table.column("course_acc", in: locationCSV)
-            for row in table.rows {
-                guard let time = DriveDirectory.number(row.fields, t), let v = DriveDirectory.number(row.fields, speed),
-                      time.isFinite, v.isFinite else {
-                    skipped.append(SkippedRow(path: locationCSV, line: row.line, reason: "t or speed missing or not a number"))
-                    continue
-                }
-                // A negative speed means "unknown" in CoreLocation.
-                if v >= 0 { speeds.append((time, v)) }
-                if let course, let degrees = DriveDirectory.number(row.fields, course), degrees.isFinite, degrees >= 0 {
-                    courses.append((time, degrees, courseAccuracy.flatMap { DriveDirectory.number(row.fields, $0) }))
-                }
-            }
-        }
+        let motion = try Self.motionRows(motionTable, path: url.appendingPathComponent("motion.csv").path, skipped: &skipped)
+        let location = try Self.locationRows(locationTable, path: url.appendingPathComponent("location.csv").path, skipped: &skipped)
         self.path = path
-        yawRates = rates.sorted { $0.0 < $1.0 }
-        self.gyro = gyro.sorted { $0.t < $1.t }
-        self.gravity = gravity.sorted { $0.0 < $1.0 }
-        self.speeds = speeds.sorted { $0.0 < $1.0 }
-        self.courses = courses.sorted { $0.0 < $1.0 }
-        self.headings = headings.sorted { $0.0 < $1.0 }
+        yawRates = motion.rates.sorted { $0.0 < $1.0 }
+        gyro = motion.gyro.sorted { $0.t < $1.t }
+        gravity = motion.gravity.sorted { $0.0 < $1.0 }
+        speeds = location.speeds.sorted { $0.0 < $1.0 }
+        courses = location.courses.sorted { $0.0 < $1.0 }
+        headings = motion.headings.sorted { $0.0 < $1.0 }
         yawRateTimes = yawRates.map(\.t)
         speedTimes = self.speeds.map(\.t)
         self.skipped = skipped

@@ -1,0 +1,63 @@
+import PeripheryCore
+
+/// What a camera ray hit: the nearest box (with the vehicle it belongs to, −1 for props), or the
+/// ground at `t`, or nothing (`t` infinite: the sky).
+struct RayHit {
+    var t = Double.infinity
+    var box: SyntheticBox?
+    var info: BoxHit?
+    var vehicle: Int32 = -1
+}
+
+/// A scene's boxes prepared for ray casting through one camera: bounds and parts per vehicle, the
+/// props, and the screen rectangles (grown by a pixel) that cull the boxes each pixel is tested
+/// against.
+struct SceneGeometry {
+    let vehicleBounds: [SyntheticBox]
+    let vehicleParts: [[SyntheticBox]]
+    let props: [SyntheticBox]
+    let vehicleRects: [ScreenRect?]
+    let propRects: [ScreenRect?]
+    let shadows: [ShadowCaster]
+
+    init(_ scene: SyntheticScene, labeller: SceneLabeller) {
+        vehicleBounds = scene.vehicles.map(\.bounds)
+        vehicleParts = scene.vehicles.map(\.parts)
+        props = scene.props
+        shadows = scene.vehicles.map { ShadowCaster($0, sun: scene.sunDirection) }
+        vehicleRects = vehicleBounds.map { labeller.projectedRectangle($0.corners).map(ScreenRect.init) }
+        propRects = props.map { labeller.projectedRectangle($0.corners).map(ScreenRect.init) }
+    }
+
+    /// The vehicles and props whose rectangles cover pixel row `row`.
+    func candidates(row: Int) -> (vehicles: [Int], props: [Int]) {
+        let v = Double(row) + 0.5
+        return (vehicleRects.indices.filter { vehicleRects[$0]?.coversRow(v) ?? false },
+                propRects.indices.filter { propRects[$0]?.coversRow(v) ?? false })
+    }
+
+    /// The nearest hit of the ray from `origin` along `d` through pixel column `column`: the ground
+    /// plane (z = 0) first, then every part of the candidate vehicles, then the candidate props.
+    func trace(from origin: SIMD3<Double>, direction d: SIMD3<Double>, column: Int, candidates: (vehicles: [Int], props: [Int])) -> RayHit {
+        let u = Double(column) + 0.5
+        var hit = RayHit()
+        if d.z < -1e-9 { hit.t = -origin.z / d.z }
+        for i in candidates.vehicles {
+            guard let rect = vehicleRects[i], rect.coversColumn(u),
+                  vehicleBounds[i].intersect(origin: origin, direction: d, tMax: hit.t) != nil
+            else { continue }
+            for part in vehicleParts[i] {
+                if let partHit = part.intersect(origin: origin, direction: d, tMax: hit.t) {
+                    hit = RayHit(t: partHit.t, box: part, info: partHit, vehicle: Int32(i))
+                }
+            }
+        }
+        for i in candidates.props {
+            guard let rect = propRects[i], rect.coversColumn(u) else { continue }
+            if let propHit = props[i].intersect(origin: origin, direction: d, tMax: hit.t) {
+                hit = RayHit(t: propHit.t, box: props[i], info: propHit, vehicle: -1)
+            }
+        }
+        return hit
+    }
+}
