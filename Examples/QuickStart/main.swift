@@ -9,7 +9,7 @@ do {
     let frame = PerceptionFrame(pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose)
     for vehicle in try engine.process(frame).detections {
         let name = vehicle.vehicleClass?.name ?? "class \(vehicle.label)"
-        print(String(format: "%@ score %.2f at x %.1f m, y %.1f m", name, vehicle.score, vehicle.x, vehicle.y))
+        print(String(format: "%@ score %.2f at x %.1f m, y %.1f m", name, vehicle.score, vehicle.box.x, vehicle.box.y))
     }
 } catch {
     print("error: \(error)")

@@ -8,7 +8,7 @@ func fuzzDetectionStream(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     var replay = TrackerReplay()
     for frame in frames {
         for track in replay.step(frame).tracks {
-            precondition(track.x.isFinite && track.y.isFinite && track.yaw.isFinite, "track \(track.id) is not finite")
+            precondition(track.box.x.isFinite && track.box.y.isFinite && track.box.yaw.isFinite, "track \(track.id) is not finite")
         }
     }
     return 0

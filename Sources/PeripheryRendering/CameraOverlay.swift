@@ -63,12 +63,12 @@ public struct CameraOverlay: Sendable {
     /// The 8 corners of a vehicle's box in the vehicle frame: the bottom ring (z − h/2) then the top
     /// ring (z + h/2), each front-left, front-right, rear-right, rear-left of the box rotated by yaw.
     public static func boxCorners(_ v: TrackedVehicle) -> [SIMD3<Double>] {
-        let c = cos(v.yaw), s = sin(v.yaw)
+        let c = cos(v.box.yaw), s = sin(v.box.yaw)
         let footprint = [(0.5, 0.5), (0.5, -0.5), (-0.5, -0.5), (-0.5, 0.5)].map { f, l -> SIMD2<Double> in
-            let dx = f * v.length, dy = l * v.width
-            return SIMD2(v.x + dx * c - dy * s, v.y + dx * s + dy * c)
+            let dx = f * v.box.length, dy = l * v.box.width
+            return SIMD2(v.box.x + dx * c - dy * s, v.box.y + dx * s + dy * c)
         }
-        return [v.z - v.height / 2, v.z + v.height / 2].flatMap { z in footprint.map { SIMD3($0.x, $0.y, z) } }
+        return [v.box.z - v.box.height / 2, v.box.z + v.box.height / 2].flatMap { z in footprint.map { SIMD3($0.x, $0.y, z) } }
     }
 
     /// The frame with the overlay, at the frame's own resolution.
@@ -96,7 +96,7 @@ public struct CameraOverlay: Sendable {
     public func draw(_ vehicles: [TrackedVehicle], on canvas: inout Canvas, mapping: ViewMapping, sourceHeight: Int) {
         let camera = projector
         if showsGuides { drawGuides(camera.groundGuides(ranges: guideRanges), on: &canvas, mapping: mapping) }
-        let shown = vehicles.filter(isDisplayed).sorted { a, b in a.x * a.x + a.y * a.y > b.x * b.x + b.y * b.y }
+        let shown = vehicles.filter(isDisplayed).sorted { a, b in a.box.range > b.box.range }
         var labels: [(text: String, at: SIMD2<Int>, colour: Colour)] = []
         for vehicle in shown {
             let corners = CameraOverlay.boxCorners(vehicle)

@@ -7,7 +7,7 @@ extension WorldPainter {
     /// 65 % opacity, 1.5 px.
     mutating func trail(_ vehicle: TrackedVehicle) {
         var points = vehicle.trail.map { SIMD3($0.y, $0.z, 0.08) }
-        let current = SIMD3(vehicle.x, vehicle.y, 0.08)
+        let current = SIMD3(vehicle.box.x, vehicle.box.y, 0.08)
         if points.last != current { points.append(current) }
         guard points.count > 1 else { return }
         stroke(points, Palette.colour(for: vehicle.state).opacity(0.65), .solid(1.5))

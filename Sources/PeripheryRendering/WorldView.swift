@@ -132,23 +132,23 @@ public struct WorldView: Sendable {
     /// The vehicles far to near: trails, then bodies, then labels, so that labels stay on top.
     private func drawVehicles(_ vehicles: [TrackedVehicle], scale: Int, _ painter: inout WorldPainter) {
         let camera = painter.camera
-        let sorted = vehicles.sorted { camera.depth(SIMD3($0.x, $0.y, 0)) > camera.depth(SIMD3($1.x, $1.y, 0)) }
+        let sorted = vehicles.sorted { camera.depth(SIMD3($0.box.x, $0.box.y, 0)) > camera.depth(SIMD3($1.box.x, $1.box.y, 0)) }
         for vehicle in sorted { painter.trail(vehicle) }
         for vehicle in sorted {
             let colour = Palette.colour(for: vehicle.state)
             painter.body(
-                VehicleProfile.forVehicle(label: vehicle.label, length: vehicle.length, width: vehicle.width),
-                x: vehicle.x, y: vehicle.y, yaw: vehicle.yaw, length: vehicle.length, width: vehicle.width,
-                height: vehicle.height, fill: colour.opacity(vehicle.observed ? 0.16 : 0.07), stroke: colour,
+                VehicleProfile.forVehicle(label: vehicle.label, length: vehicle.box.length, width: vehicle.box.width),
+                x: vehicle.box.x, y: vehicle.box.y, yaw: vehicle.box.yaw, length: vehicle.box.length, width: vehicle.box.width,
+                height: vehicle.box.height, fill: colour.opacity(vehicle.observed ? 0.16 : 0.07), stroke: colour,
                 dashed: !vehicle.observed)
         }
         for vehicle in sorted {
-            let profile = VehicleProfile.forVehicle(label: vehicle.label, length: vehicle.length, width: vehicle.width)
-            let h = profile.height(for: vehicle.height)
-            guard let anchor = camera.project(SIMD3(vehicle.x, vehicle.y, max(h, 1) + 0.5)) else { continue }
+            let profile = VehicleProfile.forVehicle(label: vehicle.label, length: vehicle.box.length, width: vehicle.box.width)
+            let h = profile.height(for: vehicle.box.height)
+            guard let anchor = camera.project(SIMD3(vehicle.box.x, vehicle.box.y, max(h, 1) + 0.5)) else { continue }
             let speed = vehicle.velocity.map { ($0 * $0).sum().squareRoot() } ?? 0
             painter.label(
-                String(format: "%.0f m %.0f km/h", vehicle.x, speed * 3.6), at: anchor, scale: scale,
+                String(format: "%.0f m %.0f km/h", vehicle.box.x, speed * 3.6), at: anchor, scale: scale,
                 colour: Palette.colour(for: vehicle.state))
         }
     }

@@ -47,8 +47,8 @@ public struct SyntheticVehicle: Sendable, Hashable {
     /// The ground-truth label of this vehicle.
     public var groundTruth: GroundTruthBox {
         GroundTruthBox(
-            label: vehicleClass.rawValue, x: x, y: y, z: size.z / 2,
-            length: size.x, width: size.y, height: size.z, yaw: yaw)
+            label: vehicleClass.rawValue,
+            box: VehicleBox(x: x, y: y, z: size.z / 2, length: size.x, width: size.y, height: size.z, yaw: yaw))
     }
 
     /// The four footprint corners on the road, counter-clockwise.

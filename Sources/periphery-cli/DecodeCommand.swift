@@ -46,8 +46,8 @@ enum DecodeCommand: Command {
         let lines = detections.map { d in
             let className = d.vehicleClass?.name ?? "unknown"
             return """
-                  {\"score\": \(d.score), \"label\": \(d.label), \"class\": \"\(className)\", \"x\": \(d.x), \"y\": \(d.y), \"z\": \(d.z), \
-                \"length\": \(d.length), \"width\": \(d.width), \"height\": \(d.height), \"yaw\": \(d.yaw)}
+                  {\"score\": \(d.score), \"label\": \(d.label), \"class\": \"\(className)\", \"x\": \(d.box.x), \"y\": \(d.box.y), \"z\": \(d.box.z), \
+                \"length\": \(d.box.length), \"width\": \(d.box.width), \"height\": \(d.box.height), \"yaw\": \(d.box.yaw)}
                 """
         }
         return lines.isEmpty ? "[]" : "[\n" + lines.joined(separator: ",\n") + "\n]"

@@ -75,11 +75,11 @@ enum EvalCommand: Command {
     /// radians).
     static func matchLine(frame: Int, _ match: FrameMatch) -> String {
         func box(_ b: GroundTruthBox) -> [String: Any] {
-            ["label": b.label, "x": b.x, "y": b.y, "z": b.z, "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw]
+            ["label": b.label, "x": b.box.x, "y": b.box.y, "z": b.box.z, "length": b.box.length, "width": b.box.width, "height": b.box.height, "yaw": b.box.yaw]
         }
         func detection(_ d: Detection) -> [String: Any] {
-            ["score": Double(d.score), "label": d.label, "x": d.x, "y": d.y, "z": d.z, "length": d.length, "width": d.width,
-             "height": d.height, "yaw": d.yaw]
+            ["score": Double(d.score), "label": d.label, "x": d.box.x, "y": d.box.y, "z": d.box.z, "length": d.box.length, "width": d.box.width,
+             "height": d.box.height, "yaw": d.box.yaw]
         }
         let object: [String: Any] = [
             "frame": frame, "matched": match.pairs.map { [detection($0.prediction), box($0.groundTruth)] },

@@ -9,8 +9,7 @@ enum FrameRendering {
     static func vehicles(from detections: [Detection]) -> [TrackedVehicle] {
         detections.enumerated().map { index, d in
             TrackedVehicle(
-                id: index + 1, x: d.x, y: d.y, z: d.z, length: d.length, width: d.width, height: d.height, yaw: d.yaw,
-                modelYaw: d.yaw, headingSource: .model, label: d.label, score: Double(d.score), hits: 1, observed: true,
+                id: index + 1, box: d.box, modelYaw: d.box.yaw, headingSource: .model, label: d.label, score: Double(d.score), hits: 1, observed: true,
                 ageSeconds: 0, state: .unknown, velocity: nil, trail: [])
         }
     }

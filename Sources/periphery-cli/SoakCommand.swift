@@ -54,7 +54,7 @@ enum SoakCommand: Command {
             }
             peakTracks = max(peakTracks, tracks.count)
             if Set(tracks.map(\.id)).count != tracks.count { failures.append("frame \(index): two tracks share an id") }
-            if !tracks.allSatisfy({ [$0.x, $0.y, $0.z, $0.yaw, $0.length, $0.width].allSatisfy(\.isFinite) }) {
+            if !tracks.allSatisfy({ [$0.box.x, $0.box.y, $0.box.z, $0.box.yaw, $0.box.length, $0.box.width].allSatisfy(\.isFinite) }) {
                 failures.append("frame \(index): a track is not finite")
             }
             if failures.count > 20 { break }

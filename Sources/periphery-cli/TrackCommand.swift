@@ -50,8 +50,8 @@ enum TrackCommand: Command {
         let items = tracks.map { v in
             let velocity = v.velocity.map { "[\($0.x), \($0.y)]" } ?? "null"
             return """
-                {\"id\": \(v.id), \"x\": \(v.x), \"y\": \(v.y), \"z\": \(v.z), \
-                \"length\": \(v.length), \"width\": \(v.width), \"height\": \(v.height), \"yaw\": \(v.yaw), \
+                {\"id\": \(v.id), \"x\": \(v.box.x), \"y\": \(v.box.y), \"z\": \(v.box.z), \
+                \"length\": \(v.box.length), \"width\": \(v.box.width), \"height\": \(v.box.height), \"yaw\": \(v.box.yaw), \
                 \"model_yaw\": \(v.modelYaw), \"heading_source\": \"\(v.headingSource.rawValue)\", \"label\": \(v.label), \"score\": \(v.score), \
                 \"hits\": \(v.hits), \"observed\": \(v.observed), \"state\": \"\(v.state.rawValue)\", \"velocity\": \(velocity)}
                 """

@@ -4,7 +4,7 @@ import Testing
 /// Circular NMS of reference, `docs/contract.md#3-decode` step 9.
 struct CircularNMSTests {
     static func det(_ x: Double, _ y: Double, score: Float, label: Int = 0, candidate: Int) -> Detection {
-        Detection(score: score, label: label, x: x, y: y, z: 0.5, length: 4, width: 1.8, height: 1.5, yaw: 0,
+        Detection(score: score, label: label, box: VehicleBox(x: x, y: y, z: 0.5, length: 4, width: 1.8, height: 1.5, yaw: 0),
                   candidate: candidate)
     }
 
@@ -60,9 +60,9 @@ struct CircularNMSTests {
         // Same (x, y), very different z and size: still suppressed.
         var low = Self.det(20, 3, score: 0.9, candidate: 0)
         var high = Self.det(20, 3, score: 0.6, candidate: 1)
-        low.z = -1
-        high.z = 5
-        high.length = 12
+        low.box.z = -1
+        high.box.z = 5
+        high.box.length = 12
         #expect(CircularNMS.suppress([low, high], radius: 2).map(\.candidate) == [0])
     }
 
@@ -82,7 +82,7 @@ struct CircularNMSTests {
             input.append(Self.det(rng.uniform(0, 40), rng.uniform(-10, 10), score: score, candidate: i))
         }
         let boxes = input.map {
-            NaiveDecoder.Box(candidate: $0.candidate, score: $0.score, label: 0, x: $0.x, y: $0.y, z: 0,
+            NaiveDecoder.Box(candidate: $0.candidate, score: $0.score, label: 0, x: $0.box.x, y: $0.box.y, z: 0,
                              length: 4, width: 1.8, height: 1.5, yaw: 0)
         }
         let expected = NaiveDecoder.nms(boxes, radius: 2).map(\.candidate)

@@ -176,8 +176,8 @@ struct ContractTests {
 
     @Test(arguments: [(3.0, 4.0, 5.0), (0.0, -2.0, 2.0), (12.0, -5.0, 13.0)])
     func detectionRangeIsHypot(x: Double, y: Double, range: Double) {
-        let d = Detection(score: 0.9, label: 0, x: x, y: y, z: 0, length: 4, width: 2, height: 1.5, yaw: 0, candidate: 0)
-        #expect(abs(d.range - range) < 1e-12)
+        let d = Detection(score: 0.9, label: 0, box: VehicleBox(x: x, y: y, z: 0, length: 4, width: 2, height: 1.5, yaw: 0), candidate: 0)
+        #expect(abs(d.box.range - range) < 1e-12)
         #expect(d.vehicleClass == .lightVehicle)
     }
 

@@ -56,14 +56,14 @@ struct DecoderTests {
         head.set(n, logits: [5, -20, -20, -20])
         let d = try #require(Decoder.decode(try head.build()).first)
         let xa = -10 + 20 * 10.5 / 21, ya = -0.5 + 39.5 * 10.5 / 40
-        #expect(abs(d.x - (ya + 0.944)) < 1e-12)
-        #expect(abs(d.y - -xa) < 1e-12)
-        #expect(abs(d.z - (-1.8 + 0.5 + 1.84)) < 1e-12)
-        #expect(abs(d.length - 2.5981) < 1e-12)
-        #expect(abs(d.width - 0.866) < 1e-12)
-        #expect(abs(d.height - 1.0) < 1e-12)
+        #expect(abs(d.box.x - (ya + 0.944)) < 1e-12)
+        #expect(abs(d.box.y - -xa) < 1e-12)
+        #expect(abs(d.box.z - (-1.8 + 0.5 + 1.84)) < 1e-12)
+        #expect(abs(d.box.length - 2.5981) < 1e-12)
+        #expect(abs(d.box.width - 0.866) < 1e-12)
+        #expect(abs(d.box.height - 1.0) < 1e-12)
         // v = −0.7854 → +π − 0.7854; grid yaw = π; yaw = −2π → wraps to 0.
-        #expect(abs(d.yaw) < 1e-12)
+        #expect(abs(d.box.yaw) < 1e-12)
     }
 
     // MARK: Random heads
@@ -107,7 +107,7 @@ struct DecoderTests {
         }
         let out = Decoder.decode(try head.build(), settings: DecodeSettings(nmsRadius: 0))
         #expect(out.count == 6720) // zero offsets keep every anchor centre inside the region
-        #expect(out.allSatisfy { $0.yaw >= -.pi && $0.yaw < .pi })
+        #expect(out.allSatisfy { $0.box.yaw >= -.pi && $0.box.yaw < .pi })
         // And each equals the naive fold modulo 2π.
         var worst = 0.0
         for d in out {
@@ -115,7 +115,7 @@ struct DecoderTests {
             let code = (0..<7).map { Double(head.boxes[n * 9 + $0]) }
             let dir = head.directions[n * 2 + 1] > head.directions[n * 2] ? 1 : 0
             let b = NaiveDecoder.box(n, code: code, direction: dir)
-            let diff = remainder(d.yaw - b.yaw, 2 * .pi)
+            let diff = remainder(d.box.yaw - b.yaw, 2 * .pi)
             worst = max(worst, abs(diff))
         }
         #expect(worst < 1e-9)
@@ -199,7 +199,7 @@ struct DecoderTests {
         head.set(HeadBuilder.index(ix: 2, iy: 30, size: 1, rot: 0), logits: [4, -20, -20, -20])
         let out = Decoder.decode(try head.build())
         #expect(out.map(\.candidate) == [HeadBuilder.index(ix: 2, iy: 30, size: 1, rot: 0)])
-        #expect(out.allSatisfy { [$0.x, $0.y, $0.z, $0.length, $0.width, $0.height, $0.yaw].allSatisfy(\.isFinite) })
+        #expect(out.allSatisfy { [$0.box.x, $0.box.y, $0.box.z, $0.box.length, $0.box.width, $0.box.height, $0.box.yaw].allSatisfy(\.isFinite) })
     }
 
     @Test(arguments: [7, 8])
@@ -241,7 +241,7 @@ struct DecoderTests {
         func yaw(_ direction: [Float]) throws -> Double {
             var head = HeadBuilder()
             head.set(n, logits: [5, -20, -20, -20], code: code, direction: direction)
-            return try #require(Decoder.decode(try head.build()).first).yaw
+            return try #require(Decoder.decode(try head.build()).first).box.yaw
         }
         let bin0 = NaiveDecoder.box(n, code: code.map(Double.init), direction: 0).yaw
         let bin1 = NaiveDecoder.box(n, code: code.map(Double.init), direction: 1).yaw
@@ -296,7 +296,7 @@ struct DecoderTests {
         let filtered = Decoder.decode(h, settings: DecodeSettings(rejectImplausible: true))
         #expect(filtered.map(\.candidate) == [car])
         let d = try #require(filtered.first)
-        #expect(abs(d.length - 4.5) < 1e-5 && abs(d.width - 1.8) < 1e-5 && abs(d.height - 1.5) < 1e-5)
+        #expect(abs(d.box.length - 4.5) < 1e-5 && abs(d.box.width - 1.8) < 1e-5 && abs(d.box.height - 1.5) < 1e-5)
     }
 
     // MARK: NMS through the decoder

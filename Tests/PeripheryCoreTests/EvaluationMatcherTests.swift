@@ -136,7 +136,7 @@ struct EvaluationMatcherTests {
         #expect(reversed.unmatchedPredictions.map(\.candidate) == [1])
         // Many equal scores, far apart: pairs come out in input order.
         let many = (0..<6).map { EvalBox.pred(Double(5 + 5 * $0), 0, score: 0.75, candidate: 10 - $0) }
-        let all = matcher.match(predictions: many, groundTruth: many.map { EvalBox.gt($0.x, $0.y) })
+        let all = matcher.match(predictions: many, groundTruth: many.map { EvalBox.gt($0.box.x, $0.box.y) })
         #expect(all.pairs.map(\.prediction.candidate) == [10, 9, 8, 7, 6, 5])
     }
 

@@ -22,8 +22,8 @@ struct PlausibilityFilterTests {
 
     /// A box with its base at road level (z = h/2) and the given size.
     static func box(label: Int, length: Double, width: Double, height: Double, baseZ: Double = 0) -> Detection {
-        Detection(score: 0.9, label: label, x: 10, y: 0, z: baseZ + height / 2,
-                  length: length, width: width, height: height, yaw: 0, candidate: 0)
+        Detection(score: 0.9, label: label, box: VehicleBox(x: 10, y: 0, z: baseZ + height / 2,
+                  length: length, width: width, height: height, yaw: 0), candidate: 0)
     }
 
     @Test(arguments: table)

@@ -144,6 +144,6 @@ enum NaiveDecoder {
 
 /// Largest absolute field difference between a detection and a naive box.
 func maxFieldError(_ d: Detection, _ b: NaiveDecoder.Box) -> Double {
-    [abs(d.x - b.x), abs(d.y - b.y), abs(d.z - b.z), abs(d.length - b.length), abs(d.width - b.width),
-     abs(d.height - b.height), abs(d.yaw - b.yaw)].max() ?? .infinity
+    [abs(d.box.x - b.x), abs(d.box.y - b.y), abs(d.box.z - b.z), abs(d.box.length - b.length), abs(d.box.width - b.width),
+     abs(d.box.height - b.height), abs(d.box.yaw - b.yaw)].max() ?? .infinity
 }

@@ -54,10 +54,10 @@ struct TrackerConformanceTests {
         let defaults: [Double] = [0, 4.5, 1.9, 1.5, 0]
         var tail = defaults
         for k in 0..<min(row.count - 4, 5) { tail[k] = try number(row[4 + k], "detection field") }
-        return Detection(
-            score: Float(try number(row[0], "score")), label: try integer(row[1], "label"),
-            x: try number(row[2], "x"), y: try number(row[3], "y"), z: tail[0],
-            length: tail[1], width: tail[2], height: tail[3], yaw: tail[4], candidate: candidate)
+        let box = VehicleBox(
+            x: try number(row[2], "x"), y: try number(row[3], "y"), z: tail[0], length: tail[1], width: tail[2], height: tail[3],
+            yaw: tail[4])
+        return Detection(score: Float(try number(row[0], "score")), label: try integer(row[1], "label"), box: box, candidate: candidate)
     }
 
     static func expectedTrack(_ any: Any) throws -> ExpectedTrack {
@@ -123,7 +123,7 @@ struct TrackerConformanceTests {
                 #expect(got.observed == want.observed, "\(context): observed")
                 #expect(got.state.rawValue == want.state, "\(context): state")
                 #expect(got.headingSource.rawValue == want.headingSource, "\(context): heading source")
-                let numbers = [got.x, got.y, got.z, got.length, got.width, got.height, got.modelYaw, got.yaw]
+                let numbers = [got.box.x, got.box.y, got.box.z, got.box.length, got.box.width, got.box.height, got.modelYaw, got.box.yaw]
                 let errors = zip(numbers, want.numbers).map { abs($0 - $1) }
                 for (k, e) in errors.enumerated() {
                     #expect(e <= Self.tolerance, "\(context): field \(k + 1) off by \(e)")

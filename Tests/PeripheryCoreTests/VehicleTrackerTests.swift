@@ -8,8 +8,8 @@ struct VehicleTrackerTests {
     /// A light vehicle box (label 0) with the fixture's default size.
     static func box(_ x: Double, _ y: Double, label: Int = 0, yaw: Double = 0, score: Float = 0.8,
                     length: Double = 4.5, width: Double = 1.9) -> Detection {
-        Detection(score: score, label: label, x: x, y: y, z: 0.5, length: length, width: width, height: 1.5,
-                  yaw: yaw, candidate: 0)
+        Detection(score: score, label: label, box: VehicleBox(x: x, y: y, z: 0.5, length: length, width: width, height: 1.5,
+                  yaw: yaw), candidate: 0)
     }
 
     /// Steps of 0.125 s (exact in binary, so hold and freeze comparisons are exact).
@@ -138,7 +138,7 @@ struct VehicleTrackerTests {
         Self.run(&tracker, frames: 0..<1) { _ in scene }
         #expect(tracker.counters.detectionSuppressed == 1)
         // Survivors keep input order: the near car (id 1), then the two-wheeler (another family).
-        #expect(tracker.tracks.map(\.x) == [20, 22])
+        #expect(tracker.tracks.map(\.box.x) == [20, 22])
         #expect(tracker.tracks.map(\.label) == [0, 2])
     }
 
@@ -170,7 +170,7 @@ struct VehicleTrackerTests {
         #expect(v.velocity == SIMD2(0, 0))
         #expect(v.headingSource == .model)
         #expect(v.modelYaw == 0.5)
-        #expect(abs(v.yaw - (0.5 - 3.24 * Double.pi / 180)) < 1e-15)
+        #expect(abs(v.box.yaw - (0.5 - 3.24 * Double.pi / 180)) < 1e-15)
     }
 
     @Test func parkedCarSeenFromAMovingEgoIsParked() throws {
@@ -192,7 +192,7 @@ struct VehicleTrackerTests {
         let v = try #require(out.first)
         #expect(v.state == .moving)
         #expect(v.headingSource == .motion)
-        #expect(abs(v.yaw) < 1e-12)
+        #expect(abs(v.box.yaw) < 1e-12)
         #expect(abs((v.velocity?.x ?? 0) - 8) < 1e-9 && abs(v.velocity?.y ?? 1) < 1e-9)
     }
 
@@ -243,12 +243,12 @@ struct VehicleTrackerTests {
         #expect(tracker.tracks.first?.state == .parked)
         // Beyond 0.2 s unseen the state stays, even where the range rule would now say unknown.
         var far = tracker
-        far.tracks[0].x = 60
+        far.tracks[0].box.x = 60
         Self.run(&far, frames: 11..<12) { _ in [] }  // 0.25 s unseen
         #expect(far.tracks.first?.state == .parked)
         // Within 0.2 s the same track is relabelled.
         var near = tracker
-        near.tracks[0].x = 60
+        near.tracks[0].box.x = 60
         near.tracks[0].lastSeenT = 10 * Self.dt
         Self.run(&near, frames: 11..<12) { _ in [] }
         #expect(near.tracks.first?.state == .unknown)

@@ -20,7 +20,7 @@ import Testing
         #expect(frames[0].ego == nil && frames[0].detections.count == 1)
         #expect(frames[1].ego == EgoDelta(dx: 1, dy: 0, dyaw: 0, dt: 0.1))
         let car = try #require(frames[1].detections.first)
-        #expect(car.label == 0 && car.score == 0.9 && car.x == 12 && car.length == 4.5 && car.yaw == 0.1)
+        #expect(car.label == 0 && car.score == 0.9 && car.box.x == 12 && car.box.length == 4.5 && car.box.yaw == 0.1)
     }
 
     @Test(arguments: [
@@ -79,7 +79,7 @@ import Testing
     /// One car 12 m ahead, driving at the ego's speed: a steady track.
     static func frame(_ t: Double, ego: EgoDelta? = EgoDelta(dx: 1, dy: 0, dyaw: 0, dt: 0.1)) -> RecordedFrame {
         RecordedFrame(t: t, ego: ego, detections: [
-            Detection(score: 0.9, label: 0, x: 12, y: 1, z: 0.8, length: 4.5, width: 1.9, height: 1.5, yaw: 0, candidate: 0),
+            Detection(score: 0.9, label: 0, box: VehicleBox(x: 12, y: 1, z: 0.8, length: 4.5, width: 1.9, height: 1.5, yaw: 0), candidate: 0),
         ])
     }
 
@@ -106,7 +106,7 @@ import Testing
         // It tracks again from the anomaly's time on.
         for i in 1 ... 5 { confirmed = replay.step(Self.frame(anomaly.t + Double(i) * 0.1)).tracks }
         #expect(confirmed.map(\.id) == [1], "\(name): the car is tracked again under id 1")
-        #expect(confirmed.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.yaw.isFinite })
+        #expect(confirmed.allSatisfy { $0.box.x.isFinite && $0.box.y.isFinite && $0.box.yaw.isFinite })
     }
 
     /// A NaN time (possible through the library, not through `DetectionStream`) must not be

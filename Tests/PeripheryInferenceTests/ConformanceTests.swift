@@ -60,13 +60,13 @@ import Testing
         for (d, e) in zip(detections, vectors.detections) {
             #expect(d.label == e.label)
             let fields: [(Double, Double)] = [
-                (Double(d.score), e.score), (d.x, e.x), (d.y, e.y), (d.z, e.z),
-                (d.length, e.length), (d.width, e.width), (d.height, e.height), (d.yaw, e.yaw),
+                (Double(d.score), e.score), (d.box.x, e.box.x), (d.box.y, e.box.y), (d.box.z, e.box.z),
+                (d.box.length, e.box.length), (d.box.width, e.box.width), (d.box.height, e.box.height), (d.box.yaw, e.box.yaw),
             ]
             for (got, expected) in fields { #expect(abs(got - expected) < 2e-4) }
         }
         // Spot values quoted in reference, `docs/contract.md#112-the-manifest`.
-        #expect(abs(detections[0].x - 12.35) < 2e-4 && abs(detections[0].yaw - 0.36405) < 2e-4)
+        #expect(abs(detections[0].box.x - 12.35) < 2e-4 && abs(detections[0].box.yaw - 0.36405) < 2e-4)
         #expect(abs(Double(detections[62].score) - 0.503066) < 2e-4 && detections[62].label == 1)
     }
 

@@ -37,7 +37,7 @@ import Testing
         #expect(detections.map(\.candidate) == reference.map(\.candidate))
         #expect(detections.map(\.label) == reference.map(\.label))
         for (d, r) in zip(detections, reference) {
-            #expect(abs(d.x - r.x) < 1e-3 && abs(d.y - r.y) < 1e-3 && abs(d.yaw - r.yaw) < 1e-3)
+            #expect(abs(d.box.x - r.box.x) < 1e-3 && abs(d.box.y - r.box.y) < 1e-3 && abs(d.box.yaw - r.box.yaw) < 1e-3)
         }
     }
 

@@ -72,6 +72,6 @@ import Testing
             image: preprocessor.process(pixels, crop: calibration.crop), lut: ProjectionLUT(calibration: calibration),
             settings: engine.settings).detections
         #expect(result.detections.map(\.candidate) == direct.map(\.candidate))
-        for (a, b) in zip(result.detections, direct) { #expect(abs(a.x - b.x) < 1e-4 && abs(a.y - b.y) < 1e-4) }
+        for (a, b) in zip(result.detections, direct) { #expect(abs(a.box.x - b.box.x) < 1e-4 && abs(a.box.y - b.box.y) < 1e-4) }
     }
 }

@@ -13,7 +13,7 @@ struct CameraOverlayTests {
         state: TrackedVehicle.MotionState = .moving, velocity: SIMD2<Double>? = nil, trail: [SIMD3<Double>] = []
     ) -> TrackedVehicle {
         TrackedVehicle(
-            id: id, x: x, y: y, z: z, length: length, width: width, height: height, yaw: yaw, modelYaw: yaw,
+            id: id, box: VehicleBox(x: x, y: y, z: z, length: length, width: width, height: height, yaw: yaw), modelYaw: yaw,
             headingSource: .model, label: label, score: 0.9, hits: 5, observed: observed, ageSeconds: 1, state: state,
             velocity: velocity, trail: trail)
     }

@@ -15,8 +15,8 @@ import Testing
         let setup = try SyntheticCamera(width: 640, height: 400).draw(&rng)
         let boxes = (0 ..< 6).map { i in
             GroundTruthBox(
-                label: i % 3, x: rng.uniform(3, 40), y: rng.uniform(-10, 10), z: rng.uniform(0.6, 1.8),
-                length: rng.uniform(1.8, 12), width: rng.uniform(0.6, 2.6), height: rng.uniform(1.2, 3.6), yaw: rng.uniform(-3.1, 3.1))
+                label: i % 3, box: VehicleBox(x: rng.uniform(3, 40), y: rng.uniform(-10, 10), z: rng.uniform(0.6, 1.8),
+                length: rng.uniform(1.8, 12), width: rng.uniform(0.6, 2.6), height: rng.uniform(1.2, 3.6), yaw: rng.uniform(-3.1, 3.1)))
         }
         let labels = boxes.enumerated().map { i, box in
             SyntheticLabel(vehicleIndex: i, box: box, visiblePixels: 100, unoccludedPixels: 120, occlusion: 0.3, truncation: 0, isVisible: true,
@@ -33,10 +33,11 @@ import Testing
         for (a, b) in zip(boxes, read) {
             // Label files hold six decimals.
             #expect(a.label == b.label)
-            for (u, v) in [(a.x, b.x), (a.y, b.y), (a.z, b.z), (a.length, b.length), (a.width, b.width), (a.height, b.height)] {
+            let (p, q) = (a.box, b.box)
+            for (u, v) in [(p.x, q.x), (p.y, q.y), (p.z, q.z), (p.length, q.length), (p.width, q.width), (p.height, q.height)] {
                 #expect(abs(u - v) < 1e-5)
             }
-            #expect(abs(remainder(a.yaw - b.yaw, 2 * .pi)) < 1e-5)
+            #expect(abs(remainder(a.box.yaw - b.box.yaw, 2 * .pi)) < 1e-5)
         }
     }
 
@@ -45,8 +46,8 @@ import Testing
     @Test func outOfViewLabelsRoundTripAsDontCare() throws {
         var rng = SyntheticRandom(seed: 4)
         let setup = try SyntheticCamera(width: 640, height: 400).draw(&rng)
-        let seen = GroundTruthBox(label: 0, x: 20, y: 0.5, z: 0.8, length: 4.4, width: 1.8, height: 1.6, yaw: 0.1)
-        let unseen = GroundTruthBox(label: 1, x: 4, y: 4.5, z: 1.6, length: 11, width: 2.5, height: 3.2, yaw: 0)
+        let seen = GroundTruthBox(label: 0, box: VehicleBox(x: 20, y: 0.5, z: 0.8, length: 4.4, width: 1.8, height: 1.6, yaw: 0.1))
+        let unseen = GroundTruthBox(label: 1, box: VehicleBox(x: 4, y: 4.5, z: 1.6, length: 11, width: 2.5, height: 3.2, yaw: 0))
         let labels = [(seen, true), (unseen, false)].enumerated().map { i, entry in
             SyntheticLabel(vehicleIndex: i, box: entry.0, visiblePixels: 900, unoccludedPixels: 900, occlusion: 0, truncation: 0,
                            isVisible: true, viewPixels: entry.1 ? 900 : 0, viewTruncation: entry.1 ? 0 : 1, isInView: entry.1)
@@ -61,7 +62,7 @@ import Testing
         try Data(KITTIObjectFormat.calibText(setup).utf8).write(to: URL(fileURLWithPath: calib))
         let truth = try KITTIObjectFormat.readLabels(label: label, calib: calib)
         try #require(truth.vehicles.count == 1 && truth.dontCare.count == 1)
-        #expect(abs(truth.vehicles[0].x - seen.x) < 1e-5 && abs(truth.dontCare[0].y - unseen.y) < 1e-5)
+        #expect(abs(truth.vehicles[0].box.x - seen.box.x) < 1e-5 && abs(truth.dontCare[0].box.y - unseen.box.y) < 1e-5)
 
         // The JSON labels say the same through "in_view", and refuse anything but a boolean there.
         let dataset = SyntheticDataset(path: folder + "/set")
@@ -155,7 +156,9 @@ import Testing
         let (_, _, truth) = try dataset.read(index: 5)
         let kitti = try KITTIObjectFormat.readLabels(label: dataset.file("label_2", 5, "txt"), calib: dataset.file("calib", 5, "txt"))
         #expect(truth.vehicles.count == kitti.vehicles.count && truth.dontCare.count == kitti.dontCare.count)
-        for (a, b) in zip(truth.vehicles + truth.dontCare, kitti.vehicles + kitti.dontCare) { #expect(abs(a.x - b.x) < 1e-5 && abs(a.y - b.y) < 1e-5) }
+        for (a, b) in zip(truth.vehicles + truth.dontCare, kitti.vehicles + kitti.dontCare) {
+            #expect(abs(a.box.x - b.box.x) < 1e-5 && abs(a.box.y - b.box.y) < 1e-5)
+        }
     }
 
     @Test func sameSeedRecordsIdenticalBytes() throws {

@@ -65,7 +65,7 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
                 case .twoWheeler: #expect((1.8...2.3).contains(s.x) && (0.6...0.9).contains(s.y) && (1.4...1.8).contains(s.z))
                 case .pedestrian: Issue.record("no pedestrians are sampled")
                 }
-                #expect(a.groundTruth.z == s.z / 2)
+                #expect(a.groundTruth.box.z == s.z / 2)
             }
         }
         #expect(total > 400)
@@ -121,7 +121,7 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
                 }
                 if label.occlusion == 0, label.truncation == 0 {
                     let g = label.box
-                    let centre = try #require(calibration.sourcePoint(SIMD3(g.x, g.y, g.z)))
+                    let centre = try #require(calibration.sourcePoint(SIMD3(g.box.x, g.box.y, g.box.z)))
                     let column = Int(centre.x.rounded(.down)), row = Int(centre.y.rounded(.down))
                     // The centre ray passes through the box; it must hit one of the vehicle's parts
                     // for light and large vehicles, whose bodies fill their box around the centre.
@@ -148,7 +148,7 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
         #expect(truckLabel.isVisible && truckLabel.occlusion < 0.01)
         #expect(carLabel.visiblePixels == 0 && !carLabel.isVisible)
         #expect(carLabel.unoccludedPixels > 0 && carLabel.occlusion > 0.999)
-        #expect(carLabel.box == GroundTruthBox(label: 0, x: 25, y: 0, z: 0.75, length: 4.5, width: 1.8, height: 1.5, yaw: 0))
+        #expect(carLabel.box == GroundTruthBox(label: 0, box: VehicleBox(x: 25, y: 0, z: 0.75, length: 4.5, width: 1.8, height: 1.5, yaw: 0)))
         // Alone, the car is fully visible.
         let alone = SceneRenderer(options: .clean).render(
             SyntheticScene(seed: 1, road: plainRoad, vehicles: [car]), intrinsics: k, pose: pose)

@@ -33,7 +33,7 @@ public enum CircularNMS {
             let keeper = detections[order[rank]]
             kept.append(keeper)
             for j in order[(rank + 1)...] where !suppressed[j] {
-                let dx = detections[j].x - keeper.x, dy = detections[j].y - keeper.y
+                let dx = detections[j].box.x - keeper.box.x, dy = detections[j].box.y - keeper.box.y
                 if dx * dx + dy * dy < r2 { suppressed[j] = true }
             }
         }

@@ -32,7 +32,7 @@ public enum Decoder {
             let direction = head.directions[dirBase + 1] > head.directions[dirBase] ? 1 : 0
             let d = decodeBox(code: code, anchor: anchors[n], direction: direction, score: score, label: label,
                               candidate: n)
-            guard isValid(d), settings.region.contains(x: d.x, y: d.y) else { continue }
+            guard isValid(d), settings.region.contains(x: d.box.x, y: d.box.y) else { continue }
             if settings.rejectImplausible && !PlausibilityFilter.isPlausible(d) { continue }
             workspace.candidates.append(d)
         }
@@ -88,15 +88,15 @@ public enum Decoder {
         // the vehicle length and grid w its width, and the heading turns with the axes.
         var yaw = -gridYaw - .pi
         yaw -= floor((yaw + .pi) / (2 * .pi)) * 2 * .pi
-        return Detection(
-            score: score, label: label,
+        let box = VehicleBox(
             x: gy + Frames.gridToVehicleForward, y: -gx, z: zBottom + h / 2 + Frames.gridToVehicleUp,
-            length: l, width: w, height: h, yaw: yaw, candidate: candidate)
+            length: l, width: w, height: h, yaw: yaw)
+        return Detection(score: score, label: label, box: box, candidate: candidate)
     }
 
     /// Positive sizes and finite position and heading.
     static func isValid(_ d: Detection) -> Bool {
-        d.length > 0 && d.width > 0 && d.height > 0
-            && d.x.isFinite && d.y.isFinite && d.z.isFinite && d.yaw.isFinite
+        d.box.length > 0 && d.box.width > 0 && d.box.height > 0
+            && d.box.x.isFinite && d.box.y.isFinite && d.box.z.isFinite && d.box.yaw.isFinite
     }
 }

@@ -18,8 +18,8 @@ public enum PlausibilityFilter {
     /// Whether the box is plausible for its class.
     public static func isPlausible(_ d: Detection) -> Bool {
         let l = limits(for: d.label)
-        let base = d.z - d.height / 2
-        return l.length.contains(d.length) && l.width.contains(d.width) && l.height.contains(d.height)
-            && base > -1.5 && base < 1.5 && d.length >= 0.9 * d.width
+        let base = d.box.z - d.box.height / 2
+        return l.length.contains(d.box.length) && l.width.contains(d.box.width) && l.height.contains(d.box.height)
+            && base > -1.5 && base < 1.5 && d.box.length >= 0.9 * d.box.width
     }
 }

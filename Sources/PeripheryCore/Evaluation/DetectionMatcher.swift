@@ -36,12 +36,12 @@ public struct DetectionMatcher: Sendable, Hashable {
     /// Whether a prediction takes part in matching.
     public func includes(_ prediction: Detection) -> Bool {
         prediction.score >= scoreThreshold
-            && includes(label: prediction.label, x: prediction.x, y: prediction.y)
+            && includes(label: prediction.label, x: prediction.box.x, y: prediction.box.y)
     }
 
     /// Whether a ground-truth box takes part in matching.
     public func includes(_ groundTruth: GroundTruthBox) -> Bool {
-        includes(label: groundTruth.label, x: groundTruth.x, y: groundTruth.y)
+        includes(label: groundTruth.label, x: groundTruth.box.x, y: groundTruth.box.y)
     }
 
     /// Matches one frame whose don't-care boxes are `truth.dontCare`.
@@ -49,8 +49,8 @@ public struct DetectionMatcher: Sendable, Hashable {
         let frame = match(predictions: predictions, groundTruth: truth.vehicles)
         guard !truth.dontCare.isEmpty else { return frame }
         let kept = frame.unmatchedPredictions.filter { prediction in
-            !truth.dontCare.contains { box in
-                let dx = prediction.x - box.x, dy = prediction.y - box.y
+            !truth.dontCare.contains { label in
+                let dx = prediction.box.x - label.box.x, dy = prediction.box.y - label.box.y
                 return (dx * dx + dy * dy).squareRoot() < matchDistance
             }
         }
@@ -73,7 +73,7 @@ public struct DetectionMatcher: Sendable, Hashable {
             var best: Int?
             var bestDistance = matchDistance
             for (index, target) in targets.enumerated() where !taken[index] {
-                let dx = prediction.x - target.x, dy = prediction.y - target.y
+                let dx = prediction.box.x - target.box.x, dy = prediction.box.y - target.box.y
                 let distance = (dx * dx + dy * dy).squareRoot()
                 if distance < bestDistance {
                     best = index

@@ -13,13 +13,13 @@ public struct MatchedPair: Sendable, Hashable {
 
     /// BEV centre distance between the two boxes, metres.
     public var centreDistance: Double {
-        let dx = prediction.x - groundTruth.x, dy = prediction.y - groundTruth.y
+        let dx = prediction.box.x - groundTruth.box.x, dy = prediction.box.y - groundTruth.box.y
         return (dx * dx + dy * dy).squareRoot()
     }
 
     /// Absolute heading difference, wrapped to [0, π] radians (opposite headings cost π).
     public var yawError: Double {
-        abs((prediction.yaw - groundTruth.yaw).remainder(dividingBy: 2 * Double.pi))
+        abs((prediction.box.yaw - groundTruth.box.yaw).remainder(dividingBy: 2 * Double.pi))
     }
 
     /// `yawError` in degrees, in [0°, 180°].
@@ -27,5 +27,5 @@ public struct MatchedPair: Sendable, Hashable {
 
     /// The prediction's bottom height `z − height/2`, metres above the road plane z = 0
     /// (negative: the box sinks into the road).
-    public var contactHeight: Double { prediction.z - prediction.height / 2 }
+    public var contactHeight: Double { prediction.box.z - prediction.box.height / 2 }
 }

@@ -3,13 +3,9 @@ import Foundation
 /// The same-family box overlap test the tracker applies to detections and to tracks
 /// (`docs/tracker.md#84-step-order` steps 1 and 10).
 enum OverlapSuppression {
-    /// A ground-plane box to test.
+    /// A box and its class label; only its ground-plane footprint is tested.
     struct Box: Sendable {
-        var x: Double
-        var y: Double
-        var yaw: Double
-        var length: Double
-        var width: Double
+        var box: VehicleBox
         var label: Int
     }
 
@@ -41,7 +37,8 @@ enum OverlapSuppression {
 
     /// Corners of the rectangle, local `(±l/2, ±w/2)` in the order (+,+), (+,−), (−,−), (−,+),
     /// rotated by yaw and moved to the centre.
-    static func corners(_ box: Box, shrink: Double) -> [SIMD2<Double>] {
+    static func corners(_ labelled: Box, shrink: Double) -> [SIMD2<Double>] {
+        let box = labelled.box
         let length = box.length * shrink, width = box.width * shrink
         let c = cos(box.yaw), s = sin(box.yaw)
         return [(0.5, 0.5), (0.5, -0.5), (-0.5, -0.5), (-0.5, 0.5)].map { (u, v) in

@@ -15,16 +15,8 @@ public struct TrackedVehicle: Sendable, Hashable {
 
     /// Track id, from 1.
     public var id: Int
-    /// Centre in the current ego frame (x forward, y left, z up), metres.
-    public var x: Double
-    public var y: Double
-    public var z: Double
-    /// Box size, metres.
-    public var length: Double
-    public var width: Double
-    public var height: Double
-    /// Display heading, radians.
-    public var yaw: Double
+    /// The box in the current ego frame; its yaw is the display heading (`headingSource`).
+    public var box: VehicleBox
     /// The raw track yaw from the detector.
     public var modelYaw: Double
     /// Source of `yaw`.
@@ -48,18 +40,11 @@ public struct TrackedVehicle: Sendable, Hashable {
 
     /// Creates a tracked vehicle from all its fields.
     public init(
-        id: Int, x: Double, y: Double, z: Double, length: Double, width: Double, height: Double, yaw: Double,
-        modelYaw: Double, headingSource: HeadingSource, label: Int, score: Double, hits: Int, observed: Bool,
+        id: Int, box: VehicleBox, modelYaw: Double, headingSource: HeadingSource, label: Int, score: Double, hits: Int, observed: Bool,
         ageSeconds: Double, state: MotionState, velocity: SIMD2<Double>?, trail: [SIMD3<Double>]
     ) {
         self.id = id
-        self.x = x
-        self.y = y
-        self.z = z
-        self.length = length
-        self.width = width
-        self.height = height
-        self.yaw = yaw
+        self.box = box
         self.modelYaw = modelYaw
         self.headingSource = headingSource
         self.label = label

@@ -30,13 +30,8 @@ struct VehicleTrack: Sendable {
     static let shapeHistoryLimit = 256
 
     var id: Int
-    var x: Double
-    var y: Double
-    var z: Double
-    var yaw: Double
-    var length: Double
-    var width: Double
-    var height: Double
+    /// The latest matched pose with the robust shape.
+    var box: VehicleBox
     var label: Int
     var score: Float
     var hits = 1
@@ -53,38 +48,32 @@ struct VehicleTrack: Sendable {
     /// A newborn track at a detection, seen at time `t`.
     init(id: Int, detection d: Detection, t: Double) {
         self.id = id
-        x = d.x
-        y = d.y
-        z = d.z
-        yaw = d.yaw
-        length = d.length
-        width = d.width
-        height = d.height
+        box = d.box
         label = d.label
         score = d.score
         firstT = t
         lastSeenT = t
-        shapes = [Shape(length: d.length, width: d.width, height: d.height)]
+        shapes = [Shape(length: d.box.length, width: d.box.width, height: d.box.height)]
     }
 
     /// Whether a detection matched this frame.
     var observed: Bool { misses == 0 }
 
     /// Ground-plane range from the ego origin.
-    var range: Double { hypot(x, y) }
+    var range: Double { hypot(box.x, box.y) }
 
     /// Takes over a matched detection's pose, label and score and updates the robust shape.
     mutating func update(with d: Detection, t: Double) {
-        x = d.x
-        y = d.y
-        z = d.z
-        yaw = d.yaw
+        box.x = d.box.x
+        box.y = d.box.y
+        box.z = d.box.z
+        box.yaw = d.box.yaw
         if shapes.count >= Self.shapeHistoryLimit { shapes.removeFirst(shapes.count - Self.shapeHistoryLimit + 1) }
-        shapes.append(Shape(length: d.length, width: d.width, height: d.height))
+        shapes.append(Shape(length: d.box.length, width: d.box.width, height: d.box.height))
         let shape = Self.robustShape(shapes)
-        length = shape.length
-        width = shape.width
-        height = shape.height
+        box.length = shape.length
+        box.width = shape.width
+        box.height = shape.height
         label = d.label
         score = d.score
         hits += 1

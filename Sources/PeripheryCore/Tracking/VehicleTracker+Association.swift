@@ -10,15 +10,13 @@ extension VehicleTracker {
     /// order. Nearer first; equal ranges by score descending, then by index.
     func suppressOverlappingDetections(_ detections: [Detection]) -> [Detection] {
         guard detections.count >= 2 else { return detections }
-        let ranges = detections.map { hypot($0.x, $0.y) }
+        let ranges = detections.map { hypot($0.box.x, $0.box.y) }
         let order = detections.indices.sorted { a, b in
             if ranges[a] != ranges[b] { return ranges[a] < ranges[b] }
             if detections[a].score != detections[b].score { return detections[a].score > detections[b].score }
             return a < b
         }
-        let boxes = detections.map {
-            OverlapSuppression.Box(x: $0.x, y: $0.y, yaw: $0.yaw, length: $0.length, width: $0.width, label: $0.label)
-        }
+        let boxes = detections.map { OverlapSuppression.Box(box: $0.box, label: $0.label) }
         let keep = OverlapSuppression.survivors(boxes, order: order, shrink: configuration.overlapShrink)
         return detections.indices.filter { keep[$0] }.map { detections[$0] }
     }
@@ -33,9 +31,7 @@ extension VehicleTracker {
             if tracks[a].hits != tracks[b].hits { return tracks[a].hits > tracks[b].hits }
             return tracks[a].id < tracks[b].id
         }
-        let boxes = tracks.map {
-            OverlapSuppression.Box(x: $0.x, y: $0.y, yaw: $0.yaw, length: $0.length, width: $0.width, label: $0.label)
-        }
+        let boxes = tracks.map { OverlapSuppression.Box(box: $0.box, label: $0.label) }
         let keep = OverlapSuppression.survivors(boxes, order: order, shrink: configuration.overlapShrink)
         let before = tracks.count
         tracks = tracks.indices.filter { keep[$0] }.map { tracks[$0] }
@@ -51,11 +47,11 @@ extension VehicleTracker {
         let c = cos(-ego.dyaw), s = sin(-ego.dyaw)
         for i in tracks.indices {
             let v = egoVelocity(tracks[i]) ?? .zero
-            let tx = tracks[i].x + v.x * dt - ego.dx
-            let ty = tracks[i].y + v.y * dt - ego.dy
-            tracks[i].x = c * tx - s * ty
-            tracks[i].y = s * tx + c * ty
-            tracks[i].yaw -= ego.dyaw
+            let tx = tracks[i].box.x + v.x * dt - ego.dx
+            let ty = tracks[i].box.y + v.y * dt - ego.dy
+            tracks[i].box.x = c * tx - s * ty
+            tracks[i].box.y = s * tx + c * ty
+            tracks[i].box.yaw -= ego.dyaw
             tracks[i].age += 1
         }
     }
@@ -70,7 +66,7 @@ extension VehicleTracker {
         for (i, track) in tracks.enumerated() {
             let motion = motionSigma(track, egoStep: egoStep)
             let gate = gateMetres(dt: dt, misses: track.misses) + motion
-            for (j, d) in detections.enumerated() where hypot(d.x - track.x, d.y - track.y) <= gate {
+            for (j, d) in detections.enumerated() where hypot(d.box.x - track.box.x, d.box.y - track.box.y) <= gate {
                 // A non-finite distance (degenerate input) stays forbidden rather than reach the solver.
                 let cost = normalizedDistance(track, d, motion: motion)
                 if cost.isFinite { costs[i][j] = cost }
@@ -107,13 +103,13 @@ extension VehicleTracker {
     /// each over its noise widened by the motion uncertainty (the lateral by a quarter of it).
     /// Plain metres when the range-aware gate is off.
     func normalizedDistance(_ track: VehicleTrack, _ d: Detection, motion: Double) -> Double {
-        let dx = d.x - track.x, dy = d.y - track.y
+        let dx = d.box.x - track.box.x, dy = d.box.y - track.box.y
         guard configuration.rangeAwareGate else { return hypot(dx, dy) }
-        let sigma = sigmas(x: track.x, y: track.y)
+        let sigma = sigmas(x: track.box.x, y: track.box.y)
         let radialSigma = hypot(sigma.radial, motion)
         let lateralSigma = hypot(sigma.lateral, 0.25 * motion)
         guard sigma.range >= 1e-6 else { return hypot(dx / radialSigma, dy / lateralSigma) }
-        let cosBearing = track.x / sigma.range, sinBearing = track.y / sigma.range
+        let cosBearing = track.box.x / sigma.range, sinBearing = track.box.y / sigma.range
         let radial = dx * cosBearing + dy * sinBearing
         let lateral = -dx * sinBearing + dy * cosBearing
         return hypot(radial / radialSigma, lateral / lateralSigma)

@@ -65,7 +65,7 @@ extension VehicleTracker {
     func parkedThreshold(_ track: VehicleTrack) -> Double {
         let span = configuration.stateObservations.flatMap { track.sampleSpan(observations: $0) }
             ?? configuration.baselineSeconds
-        let sigma = sigmas(x: track.x, y: track.y).radial
+        let sigma = sigmas(x: track.box.x, y: track.box.y).radial
         return max(configuration.parkedBelow, configuration.parkedSigmas * 2.0.squareRoot() * sigma / span)
     }
 }

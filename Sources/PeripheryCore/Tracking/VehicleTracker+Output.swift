@@ -16,7 +16,7 @@ extension VehicleTracker {
             heading = Self.wrap(atan2(velocity.y, velocity.x))
             source = .motion
         } else {
-            heading = Self.wrap(track.yaw - configuration.headingBiasDegrees * Double.pi / 180)
+            heading = Self.wrap(track.box.yaw - configuration.headingBiasDegrees * Double.pi / 180)
             source = .model
         }
         var trail: [SIMD3<Double>] = []
@@ -26,9 +26,11 @@ extension VehicleTracker {
             trail.append(SIMD3(sample.t, p.x, p.y))
         }
         return TrackedVehicle(
-            id: track.id, x: track.x, y: track.y, z: track.z,
-            length: track.length, width: track.width, height: track.height,
-            yaw: heading, modelYaw: track.yaw, headingSource: source,
+            id: track.id,
+            box: VehicleBox(
+                x: track.box.x, y: track.box.y, z: track.box.z, length: track.box.length, width: track.box.width,
+                height: track.box.height, yaw: heading),
+            modelYaw: track.box.yaw, headingSource: source,
             label: track.label, score: Double(track.score), hits: track.hits, observed: track.observed,
             ageSeconds: t - track.firstT, state: track.state, velocity: velocity, trail: trail)
     }

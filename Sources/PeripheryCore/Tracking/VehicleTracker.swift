@@ -90,7 +90,7 @@ public struct VehicleTracker: Sendable {
         let cutoff = t - (configuration.baselineSeconds + configuration.trailSeconds) - 0.5
         for i in tracks.indices {
             if tracks[i].observed {
-                let w = pose.toWorld(SIMD2(tracks[i].x, tracks[i].y))
+                let w = pose.toWorld(SIMD2(tracks[i].box.x, tracks[i].box.y))
                 tracks[i].record(VehicleTrack.WorldSample(t: t, x: w.x, y: w.y))
             }
             tracks[i].prune(before: cutoff)

@@ -74,9 +74,8 @@ public enum KITTIObjectFormat {
             // camera = A·vehicle + t  →  vehicle = Aᵀ·(camera − t)
             let bottom = velo.rotation.transposed * (SIMD3(v[10], v[11], v[12]) - velo.translation)
             let heading = velo.rotation.transposed * SIMD3(cos(v[13]), 0, -sin(v[13]))
-            let box = GroundTruthBox(
-                label: label, x: bottom.x, y: bottom.y, z: bottom.z + h / 2, length: l, width: w, height: h,
-                yaw: atan2(heading.y, heading.x))
+            let box = GroundTruthBox(label: label, box: VehicleBox(
+                x: bottom.x, y: bottom.y, z: bottom.z + h / 2, length: l, width: w, height: h, yaw: atan2(heading.y, heading.x)))
             if isDontCare { truth.dontCare.append(box) } else { truth.vehicles.append(box) }
         }
         return truth

@@ -102,9 +102,10 @@ public enum DetectionStream {
             guard size.0 > 0, size.1 > 0, size.2 > 0 else {
                 throw fail("detections[\(i)]: length, width and height must be positive")
             }
-            detections.append(Detection(
-                score: Float(score), label: Int(label), x: try field("x"), y: try field("y"), z: try field("z"),
-                length: size.0, width: size.1, height: size.2, yaw: try field("yaw"), candidate: i))
+            let box = VehicleBox(
+                x: try field("x"), y: try field("y"), z: try field("z"), length: size.0, width: size.1, height: size.2,
+                yaw: try field("yaw"))
+            detections.append(Detection(score: Float(score), label: Int(label), box: box, candidate: i))
         }
         return RecordedFrame(t: t, ego: ego, detections: detections)
     }

@@ -35,13 +35,13 @@ public struct ReplaySidecar {
     ) throws {
         let crop = calibration.crop, pose = calibration.setup.pose
         let raw = detections.map { d in
-            "[\(d.score),\(d.label),\(n(d.x)),\(n(d.y)),\(n(d.z)),\(n(d.length)),\(n(d.width)),\(n(d.height)),\(n(d.yaw))]"
+            "[\(d.score),\(d.label),\(n(d.box.x)),\(n(d.box.y)),\(n(d.box.z)),\(n(d.box.length)),\(n(d.box.width)),\(n(d.box.height)),\(n(d.box.yaw))]"
         }
         let tracks = confirmed.map { v in
             let velocity = v.velocity.map { "[\(n($0.x)),\(n($0.y))]" } ?? "null"
             let trail = v.trail.map { "[\(n($0.x)),\(n($0.y)),\(n($0.z))]" }.joined(separator: ",")
             return """
-                [\(v.id),\(n(v.x)),\(n(v.y)),\(n(v.z)),\(n(v.length)),\(n(v.width)),\(n(v.height)),\(n(v.yaw)),\(n(v.modelYaw)),\
+                [\(v.id),\(n(v.box.x)),\(n(v.box.y)),\(n(v.box.z)),\(n(v.box.length)),\(n(v.box.width)),\(n(v.box.height)),\(n(v.box.yaw)),\(n(v.modelYaw)),\
                 \(v.label),\(n(v.score)),\(v.hits),\(v.observed),\"\(v.state.rawValue)\",\(velocity),[\(trail)],\"\(v.headingSource.rawValue)\"]
                 """
         }

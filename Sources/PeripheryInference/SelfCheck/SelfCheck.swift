@@ -104,8 +104,8 @@ public enum SelfCheck {
         var worst = got.count == v.detections.count ? 0.0 : .infinity
         for (d, e) in zip(got, v.detections) {
             let pairs = [
-                (Double(d.score), e.score), (d.x, e.x), (d.y, e.y), (d.z, e.z),
-                (d.length, e.length), (d.width, e.width), (d.height, e.height), (d.yaw, e.yaw),
+                (Double(d.score), e.score), (d.box.x, e.box.x), (d.box.y, e.box.y), (d.box.z, e.box.z),
+                (d.box.length, e.box.length), (d.box.width, e.box.width), (d.box.height, e.box.height), (d.box.yaw, e.box.yaw),
             ]
             for (a, b) in pairs { worst = max(worst, abs(a - b)) }
         }

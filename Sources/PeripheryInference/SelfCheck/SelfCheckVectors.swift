@@ -8,16 +8,20 @@ import PeripheryGeometry
 /// self-check; another directory with the same four files can be given instead.
 public struct SelfCheckVectors: Sendable {
     /// One golden detection of the manifest.
-    public struct ExpectedDetection: Sendable, Codable, Hashable {
+    public struct ExpectedDetection: Sendable, Decodable, Hashable {
         public var score: Double
         public var label: Int
-        public var x: Double
-        public var y: Double
-        public var z: Double
-        public var length: Double
-        public var width: Double
-        public var height: Double
-        public var yaw: Double
+        public var box: VehicleBox
+
+        enum CodingKeys: String, CodingKey { case score, label }
+
+        /// Decodes the manifest's flat form: score and label beside the box's seven fields.
+        public init(from decoder: any Swift.Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            score = try c.decode(Double.self, forKey: .score)
+            label = try c.decode(Int.self, forKey: .label)
+            box = try VehicleBox(from: decoder)
+        }
     }
 
     /// The camera the goldens were computed for.

@@ -10,17 +10,17 @@ extension KITTIObjectFormat {
         let b = label.box
         let calibration = CameraCalibration(setup)
         let centre = setup.pose.cameraCentre
-        let bottom = levelAxes * (SIMD3(b.x, b.y, b.z - b.height / 2) - centre)
-        let heading = levelAxes * SIMD3(cos(b.yaw), sin(b.yaw), 0)
+        let bottom = levelAxes * (SIMD3(b.box.x, b.box.y, b.box.z - b.box.height / 2) - centre)
+        let heading = levelAxes * SIMD3(cos(b.box.yaw), sin(b.box.yaw), 0)
         let ry = atan2(-heading.z, heading.x)
         let alpha = wrap(ry - atan2(bottom.x, bottom.z))
         // The 2-D box: the corners in front of the camera, projected and clipped to the frame.
-        let c = cos(b.yaw), s = sin(b.yaw)
+        let c = cos(b.box.yaw), s = sin(b.box.yaw)
         var lo = SIMD2<Double>(repeating: .infinity), hi = SIMD2<Double>(repeating: -.infinity)
         for corner in 0 ..< 8 {
-            let l = (corner & 1 == 0 ? 0.5 : -0.5) * b.length, w = (corner & 2 == 0 ? 0.5 : -0.5) * b.width
-            let z = b.z + (corner & 4 == 0 ? 0.5 : -0.5) * b.height
-            if let p = calibration.sourcePoint(SIMD3(b.x + c * l - s * w, b.y + s * l + c * w, z)) {
+            let l = (corner & 1 == 0 ? 0.5 : -0.5) * b.box.length, w = (corner & 2 == 0 ? 0.5 : -0.5) * b.box.width
+            let z = b.box.z + (corner & 4 == 0 ? 0.5 : -0.5) * b.box.height
+            if let p = calibration.sourcePoint(SIMD3(b.box.x + c * l - s * w, b.box.y + s * l + c * w, z)) {
                 lo = pointwiseMin(lo, p)
                 hi = pointwiseMax(hi, p)
             }
@@ -33,7 +33,7 @@ extension KITTIObjectFormat {
         let name = label.isInView && b.label >= 0 && b.label < typeNames.count ? typeNames[b.label] : "DontCare"
         return String(
             format: "%@ %.2f %d %.2f %.2f %.2f %.2f %.2f %.6f %.6f %.6f %.6f %.6f %.6f %.6f", name, min(max(label.truncation, 0), 1),
-            occluded, alpha, lo.x, lo.y, hi.x, hi.y, b.height, b.width, b.length, bottom.x, bottom.y, bottom.z, ry)
+            occluded, alpha, lo.x, lo.y, hi.x, hi.y, b.box.height, b.box.width, b.box.length, bottom.x, bottom.y, bottom.z, ry)
     }
 
     /// Writes one frame in the KITTI layout under `dataset.path`.

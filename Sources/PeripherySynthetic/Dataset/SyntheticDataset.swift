@@ -58,8 +58,8 @@ public struct SyntheticDataset: Sendable {
         let vehicles: [[String: Any]] = labels.enumerated().map { i, l in
             let b = l.box
             var entry: [String: Any] = [
-                "class": VehicleClass(rawValue: b.label)?.name ?? "unknown", "label": b.label, "x": b.x, "y": b.y, "z": b.z,
-                "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw,
+                "class": VehicleClass(rawValue: b.label)?.name ?? "unknown", "label": b.label, "x": b.box.x, "y": b.box.y, "z": b.box.z,
+                "length": b.box.length, "width": b.box.width, "height": b.box.height, "yaw": b.box.yaw,
                 "visible_pixels": l.visiblePixels, "view_pixels": l.viewPixels, "view_truncation": l.viewTruncation, "in_view": l.isInView,
                     "occlusion": l.occlusion, "truncation": l.truncation,
             ]
@@ -94,9 +94,9 @@ public struct SyntheticDataset: Sendable {
                 }
                 return n.doubleValue
             }
-            let box = GroundTruthBox(
-                label: Int(try number("label")), x: try number("x"), y: try number("y"), z: try number("z"),
-                length: try number("length"), width: try number("width"), height: try number("height"), yaw: try number("yaw"))
+            let box = GroundTruthBox(label: Int(try number("label")), box: VehicleBox(
+                x: try number("x"), y: try number("y"), z: try number("z"),
+                length: try number("length"), width: try number("width"), height: try number("height"), yaw: try number("yaw")))
             let inView: Bool
             switch v["in_view"] {
             case nil: inView = true

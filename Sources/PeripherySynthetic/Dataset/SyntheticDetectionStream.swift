@@ -64,14 +64,15 @@ package struct SyntheticDetectionStream: Sendable {
         }
         var detections: [Detection] = []
         for v in vehicles where v.x < 45 && !rng.chance(0.05) {
-            detections.append(Detection(
-                score: Float(rng.uniform(0.62, 0.98)), label: v.label, x: v.x + 0.15 * rng.normal(), y: v.y + 0.15 * rng.normal(),
-                z: 0.8, length: v.length, width: v.width, height: 1.6, yaw: 0.02 * rng.normal(), candidate: detections.count))
+            let score = Float(rng.uniform(0.62, 0.98))
+            let x = v.x + 0.15 * rng.normal(), y = v.y + 0.15 * rng.normal()
+            let box = VehicleBox(x: x, y: y, z: 0.8, length: v.length, width: v.width, height: 1.6, yaw: 0.02 * rng.normal())
+            detections.append(Detection(score: score, label: v.label, box: box, candidate: detections.count))
         }
         if rng.chance(0.02) {
-            detections.append(Detection(
-                score: 0.61, label: 0, x: rng.uniform(5, 40), y: rng.uniform(-8, 8), z: 0.8,
-                length: 4.4, width: 1.8, height: 1.5, yaw: rng.uniform(-3, 3), candidate: detections.count))
+            let x = rng.uniform(5, 40), y = rng.uniform(-8, 8)
+            let box = VehicleBox(x: x, y: y, z: 0.8, length: 4.4, width: 1.8, height: 1.5, yaw: rng.uniform(-3, 3))
+            detections.append(Detection(score: 0.61, label: 0, box: box, candidate: detections.count))
         }
         let frame = RecordedFrame(t: t, ego: ego, detections: detections)
         last = frame
