@@ -2,7 +2,7 @@ import PeripheryCore
 
 extension ProjectionLUT {
     /// Bytes of a serialized Safety40 LUT: 6560 int32 then 6560 uint8.
-    public static let serializedByteCount = Safety40.voxelCount * 5
+    static let serializedByteCount = Safety40.voxelCount * 5
 
     /// The conformance layout: `count` little-endian int32 indices, then `count` uint8 flags.
     public var serialized: [UInt8] {

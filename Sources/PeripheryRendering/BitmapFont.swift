@@ -3,12 +3,11 @@ import PeripheryGeometry
 
 /// A 5 × 7 pixel ASCII font in 6 × 8 cells, drawn for this project (not derived from any published
 /// font). Printable ASCII only; any other character is drawn as `?`.
-
-public enum BitmapFont {
+enum BitmapFont {
     /// Columns of a glyph.
-    public static let glyphWidth = 5
+    static let glyphWidth = 5
     /// Rows of a glyph.
-    public static let glyphHeight = 7
+    static let glyphHeight = 7
     /// Horizontal distance between character origins, pixels at scale 1.
     public static let advance = 6
 
@@ -22,7 +21,7 @@ public enum BitmapFont {
     }
 
     /// Whether a glyph pixel is set (`false` outside the glyph).
-    public static func isSet(_ character: Character, column: Int, row: Int) -> Bool {
+    static func isSet(_ character: Character, column: Int, row: Int) -> Bool {
         guard column >= 0, column < glyphWidth, row >= 0, row < glyphHeight else { return false }
         return rows(for: character)[row] & (1 << UInt8(glyphWidth - 1 - column)) != 0
     }

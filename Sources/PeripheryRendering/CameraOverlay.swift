@@ -12,11 +12,11 @@ public struct CameraOverlay: Sendable {
     public var calibration: CameraCalibration
     /// Presentation-only shift of the camera to the right, metres (the replay demo's `cameraRight`):
     /// the camera is drawn as if at lateral `pose.lateralOffset − cameraRight`.
-    public var cameraRight: Double
+    var cameraRight: Double
     /// Whether to draw the horizon and the range ladder.
-    public var showsGuides: Bool
+    var showsGuides: Bool
     /// Forward distances of the range ladder, metres.
-    public var guideRanges: [Double]
+    var guideRanges: [Double]
 
     /// Creates an overlay for a camera.
     public init(
@@ -30,16 +30,16 @@ public struct CameraOverlay: Sendable {
     }
 
     /// Farthest footprint corner still displayed, metres.
-    public static let displayRange = 40.0
+    static let displayRange = 40.0
 
     /// Half the network's horizontal field of view, `atan(512 / (2 · focal_net))`, radians.
-    public var halfFieldOfView: Double {
+    var halfFieldOfView: Double {
         atan(Double(Safety40.inputWidth) / (2 * calibration.crop.achievedFocal))
     }
 
     /// The calibration the boxes are projected with: `calibration` with the camera moved right by
     /// `cameraRight`.
-    public var projector: CameraCalibration {
+    var projector: CameraCalibration {
         guard cameraRight != 0 else { return calibration }
         var pose = calibration.setup.pose
         pose.lateralOffset -= cameraRight
@@ -50,7 +50,7 @@ public struct CameraOverlay: Sendable {
     /// The newest display filter: shown if any footprint corner is ahead (`x > 0`), within
     /// `displayRange` and within `halfFieldOfView` of straight ahead as seen from the camera's
     /// lateral position.
-    public func isDisplayed(_ vehicle: TrackedVehicle) -> Bool {
+    func isDisplayed(_ vehicle: TrackedVehicle) -> Bool {
         let cameraLeft = calibration.setup.pose.lateralOffset - cameraRight
         let half = halfFieldOfView
         return CameraOverlay.boxCorners(vehicle).prefix(4).contains { corner in
@@ -62,7 +62,7 @@ public struct CameraOverlay: Sendable {
 
     /// The 8 corners of a vehicle's box in the vehicle frame: the bottom ring (z − h/2) then the top
     /// ring (z + h/2), each front-left, front-right, rear-right, rear-left of the box rotated by yaw.
-    public static func boxCorners(_ v: TrackedVehicle) -> [SIMD3<Double>] {
+    static func boxCorners(_ v: TrackedVehicle) -> [SIMD3<Double>] {
         let c = cos(v.box.yaw), s = sin(v.box.yaw)
         let footprint = [(0.5, 0.5), (0.5, -0.5), (-0.5, -0.5), (-0.5, 0.5)].map { f, l -> SIMD2<Double> in
             let dx = f * v.box.length, dy = l * v.box.width

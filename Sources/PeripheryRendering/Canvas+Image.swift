@@ -64,7 +64,7 @@ extension Canvas {
     }
 
     /// Copies a picture so that its top-left pixel lands at `rect`'s, clipped to `rect` and the canvas.
-    public mutating func paste(_ picture: RGBImage, at rect: PixelRect) {
+    mutating func paste(_ picture: RGBImage, at rect: PixelRect) {
         let area = rect.intersection(PixelRect(x: 0, y: 0, width: width, height: height))
             .intersection(PixelRect(x: rect.x, y: rect.y, width: picture.width, height: picture.height))
         guard !area.isEmpty else { return }

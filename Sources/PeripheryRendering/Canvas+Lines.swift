@@ -40,7 +40,7 @@ extension Canvas {
     ///
     /// The whole polyline is blended once, so a translucent line is not darker where it overlaps
     /// itself. The dash pattern runs on along the polyline across its corners.
-    public mutating func stroke(
+    mutating func stroke(
         _ points: [SIMD2<Double>], closed: Bool = false, colour: Colour, style: StrokeStyle = StrokeStyle()
     ) {
         guard let first = points.first else { return }
@@ -48,14 +48,14 @@ extension Canvas {
     }
 
     /// Strokes one straight line.
-    public mutating func strokeLine(
+    mutating func strokeLine(
         from start: SIMD2<Double>, to end: SIMD2<Double>, colour: Colour, style: StrokeStyle = StrokeStyle()
     ) {
         stroke(paths: [[start, end]], colour: colour, style: style)
     }
 
     /// Strokes several open polylines as one shape (blended once); each restarts the dash pattern.
-    public mutating func stroke(paths: [[SIMD2<Double>]], colour: Colour, style: StrokeStyle = StrokeStyle()) {
+    mutating func stroke(paths: [[SIMD2<Double>]], colour: Colour, style: StrokeStyle = StrokeStyle()) {
         guard colour.alpha > 0, style.width > 0, style.width.isFinite else { return }
         let radius = max(style.width, 1) / 2
         let reach = radius + 0.5

@@ -2,7 +2,6 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Which points a self-overlapping polygon covers.
-
 public enum FillRule: Sendable, Hashable {
     /// Inside where the winding number is not zero (HTML canvas default).
     case nonZero

@@ -2,7 +2,6 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Where a line of text sits horizontally relative to its anchor point.
-
 public enum TextAlignment: Sendable, Hashable {
     /// The anchor is the left edge.
     case left

@@ -4,7 +4,6 @@ import PeripheryGeometry
 /// An `RGBImage` being drawn on: every primitive blends a `Colour` into it with coverage-based
 /// antialiasing (straight alpha, `dst + (src − dst) · alpha · coverage`, in 8-bit sRGB like an HTML
 /// canvas).
-
 public struct Canvas: Sendable {
     /// The picture drawn so far.
     public var image: RGBImage
@@ -25,7 +24,7 @@ public struct Canvas: Sendable {
     public var height: Int { image.height }
 
     /// Blends `colour` into one pixel at `coverage` (0…1) of its opacity; outside pixels are ignored.
-    public mutating func blend(x: Int, y: Int, colour: Colour, coverage: Double = 1) {
+    mutating func blend(x: Int, y: Int, colour: Colour, coverage: Double = 1) {
         guard x >= 0, y >= 0, x < width, y < height else { return }
         let a = min(max(colour.alpha * coverage, 0), 1)
         guard a > 0 else { return }
@@ -36,7 +35,7 @@ public struct Canvas: Sendable {
     }
 
     /// Blends `colour` over the pixel rectangle `[x, x + width) × [y, y + height)`, clipped.
-    public mutating func fillRect(x: Int, y: Int, width w: Int, height h: Int, colour: Colour) {
+    mutating func fillRect(x: Int, y: Int, width w: Int, height h: Int, colour: Colour) {
         let x0 = max(x, 0), y0 = max(y, 0)
         let x1 = min(x + w, width), y1 = min(y + h, height)
         guard x0 < x1, y0 < y1 else { return }

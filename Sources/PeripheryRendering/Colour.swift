@@ -2,7 +2,6 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// A straight-alpha sRGB colour with components in 0…1, the value every drawing call paints with.
-
 public struct Colour: Sendable, Hashable {
     /// Red, 0…1.
     public var red: Double
@@ -29,7 +28,7 @@ public struct Colour: Sendable, Hashable {
     }
 
     /// The same colour with its opacity multiplied by `factor` (CSS `globalAlpha`).
-    public func opacity(_ factor: Double) -> Colour {
+    func opacity(_ factor: Double) -> Colour {
         Colour(red: red, green: green, blue: blue, alpha: alpha * factor)
     }
 

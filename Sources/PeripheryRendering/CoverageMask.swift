@@ -3,7 +3,6 @@ import PeripheryGeometry
 
 /// Per-pixel coverage (0…1) over a pixel rectangle of the canvas, accumulated by one primitive
 /// before it is blended once, so that overlapping parts of a shape do not darken each other.
-
 struct CoverageMask {
     /// Left column in canvas pixels.
     let x: Int

@@ -2,7 +2,7 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// The reference's drawing colours (visualization §10.1).
-public enum Palette {
+enum Palette {
     /// Track in motion, `#e8a33d`.
     public static let moving = Colour(red: 0.910, green: 0.639, blue: 0.239)
     /// Parked track, `#94a2b0`.
@@ -13,39 +13,39 @@ public enum Palette {
     /// Page background behind the world view, `#0f1317`.
     public static let ground = Colour(hex: 0x0F1317)
     /// Road-plane fill, `#1f262e`.
-    public static let panel2 = Colour(hex: 0x1F262E)
+    static let panel2 = Colour(hex: 0x1F262E)
     /// Hairlines, `#2c353e`.
     public static let line = Colour(hex: 0x2C353E)
     /// Secondary ink, `#94a2b0`.
-    public static let ink2 = Colour(hex: 0x94A2B0)
+    static let ink2 = Colour(hex: 0x94A2B0)
     /// Tertiary ink, `#6b7885`.
-    public static let ink3 = Colour(hex: 0x6B7885)
+    static let ink3 = Colour(hex: 0x6B7885)
     /// Vision accent, `#e8a33d`.
-    public static let vision = Colour(hex: 0xE8A33D)
+    static let vision = Colour(hex: 0xE8A33D)
     /// Vision accent at 16 % opacity.
-    public static let visionSoft = vision.opacity(0.16)
+    static let visionSoft = vision.opacity(0.16)
     /// Radar accent, `#45b3c4`.
-    public static let radar = Colour(hex: 0x45B3C4)
+    static let radar = Colour(hex: 0x45B3C4)
     /// Radar accent at 16 % opacity (the sensor field-of-view wedge).
-    public static let radarSoft = radar.opacity(0.16)
+    static let radarSoft = radar.opacity(0.16)
     /// Fill of the ego car: `ink2` at 12 % opacity.
-    public static let parkedSoft = ink2.opacity(0.12)
+    static let parkedSoft = ink2.opacity(0.12)
     /// Cabin walls.
     public static let cabin = Colour(red: 0.188, green: 0.243, blue: 0.282, alpha: 0.68)
     /// Cabin roof.
-    public static let cabinTop = Colour(red: 0.251, green: 0.322, blue: 0.369, alpha: 0.72)
+    static let cabinTop = Colour(red: 0.251, green: 0.322, blue: 0.369, alpha: 0.72)
     /// Windows.
     public static let glass = Colour(red: 0.698, green: 0.827, blue: 0.863, alpha: 0.32)
 
     /// Background of the split view.
-    public static let splitBackground = Colour(red: 0.035, green: 0.043, blue: 0.051)
+    static let splitBackground = Colour(red: 0.035, green: 0.043, blue: 0.051)
     /// Background of the HUD and caption strips.
-    public static let hudBackground = Colour(red: 0.059, green: 0.075, blue: 0.090)
+    static let hudBackground = Colour(red: 0.059, green: 0.075, blue: 0.090)
 
     /// Horizon guide of the live view: cyan at 80 % opacity.
-    public static let horizonGuide = Colour(red: 0.196, green: 0.678, blue: 0.902, alpha: 0.8)
+    static let horizonGuide = Colour(red: 0.196, green: 0.678, blue: 0.902, alpha: 0.8)
     /// Range-ladder guide of the live view: yellow at 55 % opacity.
-    public static let rangeGuide = Colour(red: 1.0, green: 0.8, blue: 0.0, alpha: 0.55)
+    static let rangeGuide = Colour(red: 1.0, green: 0.8, blue: 0.0, alpha: 0.55)
 
     /// The colour of a motion state.
     public static func colour(for state: TrackedVehicle.MotionState) -> Colour {

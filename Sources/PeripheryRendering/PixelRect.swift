@@ -2,7 +2,6 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// An axis-aligned rectangle of whole pixels: columns `[x, x + width)`, rows `[y, y + height)`.
-
 public struct PixelRect: Sendable, Hashable {
     /// Left column.
     public var x: Int

@@ -4,23 +4,22 @@ import PeripheryGeometry
 /// Where the panes of the split view go (visualization §10.3): the camera pane at the top left,
 /// `max(0.38 · W, 260)` wide with aspect 2 : 1, the HUD under it, the world view on the right and
 /// an optional caption strip across the bottom.
-
-public struct SplitLayout: Sendable, Hashable {
+struct SplitLayout: Sendable, Hashable {
     /// The camera pane.
     public var camera: PixelRect
     /// The HUD under the camera pane (what is left of the left column).
-    public var hud: PixelRect
+    var hud: PixelRect
     /// The world view.
     public var world: PixelRect
     /// The caption strip across the bottom; empty when there is no caption.
     public var caption: PixelRect
 
     /// Narrowest camera pane, pixels.
-    public static let minimumCameraWidth = 260
+    static let minimumCameraWidth = 260
     /// Camera pane width as a fraction of the picture width.
-    public static let cameraFraction = 0.38
+    static let cameraFraction = 0.38
     /// Camera pane width : height.
-    public static let cameraAspect = 2.0
+    static let cameraAspect = 2.0
 
     /// Lays out a `width × height` picture with a caption strip `captionHeight` pixels high (0 for none).
     public init(width: Int, height: Int, captionHeight: Int = 0) {

@@ -17,11 +17,11 @@ public struct VehicleProfile: Sendable, Hashable {
     /// Window panes drawn on the roof; empty when the shape has none.
     public var glass: [[SIMD2<Double>]]
     /// Top of the body walls as a fraction of the height.
-    public var bodyZ: Double
+    var bodyZ: Double
     /// Top of the cabin walls as a fraction of the height.
-    public var roofZ: Double
+    var roofZ: Double
     /// Height used when the track's height is not finite or is ≤ 0.2 m.
-    public var defaultHeight: Double
+    var defaultHeight: Double
 
     /// Creates a profile.
     public init(
@@ -43,11 +43,11 @@ public struct VehicleProfile: Sendable, Hashable {
     }
 
     /// Whether the roof gets the windscreen seam (the reference skips it for bodyZ 0.40 and 0.35).
-    public var hasSeam: Bool { !glass.isEmpty && bodyZ != 0.40 && bodyZ != 0.35 }
+    var hasSeam: Bool { !glass.isEmpty && bodyZ != 0.40 && bodyZ != 0.35 }
 
     /// The reference's profile choice: large vehicle → truck, two-wheeler → bike, pedestrian →
     /// pedestrian, otherwise SUV when longer than 5.2 m or wider than 2.1 m, else car.
-    public static func forVehicle(label: Int, length: Double, width: Double) -> VehicleProfile {
+    static func forVehicle(label: Int, length: Double, width: Double) -> VehicleProfile {
         switch VehicleClass(rawValue: label) {
         case .largeVehicle: truck
         case .twoWheeler: bike
@@ -68,7 +68,7 @@ public struct VehicleProfile: Sendable, Hashable {
         bodyZ: 0.42, roofZ: 0.91, defaultHeight: 1.5)
 
     /// A taller, boxier vehicle with a long roof.
-    public static let suv = VehicleProfile(
+    static let suv = VehicleProfile(
         name: "suv",
         body: mirrored([(0.50, 0.38), (0.47, 0.47), (0.40, 0.50), (-0.45, 0.50), (-0.50, 0.44)]),
         cabin: mirrored([(0.24, 0.40), (0.16, 0.44), (-0.44, 0.44), (-0.47, 0.40)]),
@@ -79,7 +79,7 @@ public struct VehicleProfile: Sendable, Hashable {
         bodyZ: 0.47, roofZ: 0.96, defaultHeight: 1.5)
 
     /// A lorry: a short cab in front of a cargo box that fills the rest of the chassis.
-    public static let truck = VehicleProfile(
+    static let truck = VehicleProfile(
         name: "truck",
         body: mirrored([(0.50, 0.44), (0.47, 0.50), (-0.50, 0.50)]),
         cabin: mirrored([(0.46, 0.45), (0.42, 0.48), (-0.49, 0.48)]),
@@ -87,7 +87,7 @@ public struct VehicleProfile: Sendable, Hashable {
         bodyZ: 0.48, roofZ: 0.94, defaultHeight: 3.0)
 
     /// A bicycle or motorcycle: a slim frame with the rider above its middle.
-    public static let bike = VehicleProfile(
+    static let bike = VehicleProfile(
         name: "bike",
         body: mirrored([(0.50, 0.08), (0.30, 0.22), (-0.30, 0.22), (-0.50, 0.08)]),
         cabin: mirrored([(0.12, 0.30), (0.02, 0.45), (-0.18, 0.45), (-0.26, 0.30)]),

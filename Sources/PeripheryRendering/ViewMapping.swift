@@ -3,7 +3,6 @@ import PeripheryGeometry
 
 /// A uniform scale and shift from one picture's pixel coordinates into another's:
 /// `view = offset + scale · source`.
-
 public struct ViewMapping: Sendable, Hashable {
     /// View pixels per source pixel.
     public var scale: Double
@@ -21,7 +20,7 @@ public struct ViewMapping: Sendable, Hashable {
 
     /// The reference's aspect fill (visualization §10.3): `scale = max(Wv/Ws, Hv/Hs)`, centred on
     /// the view rectangle, so the source covers it and overflows on one axis.
-    public static func aspectFill(sourceWidth: Int, sourceHeight: Int, view: PixelRect) -> ViewMapping {
+    static func aspectFill(sourceWidth: Int, sourceHeight: Int, view: PixelRect) -> ViewMapping {
         guard sourceWidth > 0, sourceHeight > 0 else {
             return ViewMapping(scale: 1, offset: SIMD2(Double(view.x), Double(view.y)))
         }

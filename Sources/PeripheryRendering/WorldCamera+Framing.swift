@@ -4,17 +4,17 @@ import PeripheryGeometry
 
 extension WorldCamera {
     /// Shortest and longest camera distance the framing solver tries, metres.
-    public static let framingDistances = 12.0...520.0
+    static let framingDistances = 12.0...520.0
     /// Aim points the framing solver tries, metres.
-    public static let framingAims = Array(stride(from: 6.0, through: 24.0, by: 0.5))
+    static let framingAims = Array(stride(from: 6.0, through: 24.0, by: 0.5))
     /// Aim and distance used when no aim frames the patch.
-    public static let fallbackAim = 21.0
+    static let fallbackAim = 21.0
     /// See `fallbackAim`.
-    public static let fallbackDistance = 120.0
+    static let fallbackDistance = 120.0
 
     /// The points the framing keeps on screen: (−2.6, ±1.1, 0), and 9 points across the sensor's
     /// horizontal field of view on an arc of radius 42 m, each at z 0 and z 2.6.
-    public static func framingPatch(horizontalFieldOfView hfov: Double) -> [SIMD3<Double>] {
+    static func framingPatch(horizontalFieldOfView hfov: Double) -> [SIMD3<Double>] {
         var points = [SIMD3(-2.6, 1.1, 0), SIMD3(-2.6, -1.1, 0)]
         for i in 0..<9 {
             let a = -hfov / 2 + hfov * Double(i) / 8
@@ -25,7 +25,7 @@ extension WorldCamera {
 
     /// The view rectangle the patch must stay inside: margin `min(10, 0.04 · min(W, H))` on three
     /// sides and that plus 22 px at the top.
-    public static func framingBounds(width: Int, height: Int) -> (lo: SIMD2<Double>, hi: SIMD2<Double>) {
+    static func framingBounds(width: Int, height: Int) -> (lo: SIMD2<Double>, hi: SIMD2<Double>) {
         let margin = min(10, 0.04 * Double(min(width, height)))
         return (SIMD2(margin, margin + 22), SIMD2(Double(width) - margin, Double(height) - margin))
     }
@@ -36,7 +36,7 @@ extension WorldCamera {
     /// keeps the patch inside the bounds (12 if that fits; none if 520 does not; else bisection, at
     /// most 26 steps, until the bracket is ≤ 0.02 m), then takes the farthest aim whose distance is
     /// within 1 % of the smallest. Falls back to aim 21 m, distance 120 m.
-    public static func framed(
+    static func framed(
         width: Int, height: Int, tilt: Double, horizontalFieldOfView hfov: Double
     ) -> WorldCamera {
         let patch = framingPatch(horizontalFieldOfView: hfov)

@@ -13,16 +13,16 @@ public struct WorldCamera: Sendable, Hashable {
     /// Downward tilt, radians.
     public var tilt: Double
     /// Forward position of the aim point, metres.
-    public var aim: Double
+    var aim: Double
     /// Distance from the aim point back to the camera, metres.
     public var distance: Double
 
     /// Vertical field of view, radians (26°).
-    public static let verticalFieldOfView = 26.0 * Double.pi / 180
+    static let verticalFieldOfView = 26.0 * Double.pi / 180
     /// Height of the aim point, metres.
-    public static let targetHeight = 0.9
+    static let targetHeight = 0.9
     /// Points at or nearer than this depth are not projected, metres.
-    public static let minimumDepth = 0.5
+    static let minimumDepth = 0.5
 
     /// Creates a camera.
     public init(width: Int, height: Int, tilt: Double, aim: Double, distance: Double) {

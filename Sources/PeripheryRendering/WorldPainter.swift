@@ -2,7 +2,6 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Draws world-frame primitives through the world camera.
-
 struct WorldPainter {
     let camera: WorldCamera
     var canvas: Canvas

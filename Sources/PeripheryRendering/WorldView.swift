@@ -9,20 +9,20 @@ public struct WorldView: Sendable {
     /// Focal length of the network input, pixels; sets the drawn sensor field of view.
     public var networkFocal: Double
     /// Downward tilt of the virtual camera, degrees (clamped to `tiltRange` when drawn).
-    public var tiltDegrees: Double
+    var tiltDegrees: Double
     /// Presentation-only shift of the camera to the right, metres (moves the field-of-view apex).
-    public var cameraRight: Double
+    var cameraRight: Double
 
     /// Default tilt, degrees.
     public static let defaultTiltDegrees = 20.0
     /// Allowed tilt, degrees.
-    public static let tiltRange = 16.0...45.0
+    static let tiltRange = 16.0...45.0
     /// Range rings, metres.
-    public static let ringRadii = [10.0, 20.0, 30.0, 40.0]
+    static let ringRadii = [10.0, 20.0, 30.0, 40.0]
     /// Half the lane width, metres.
-    public static let laneHalfWidth = 1.85
+    static let laneHalfWidth = 1.85
     /// Ego speed below which no ego arrow is drawn, m/s.
-    public static let egoArrowMinimumSpeed = 0.3
+    static let egoArrowMinimumSpeed = 0.3
 
     /// Creates a world view.
     public init(
@@ -35,7 +35,7 @@ public struct WorldView: Sendable {
     }
 
     /// The network's horizontal field of view, `2 · atan(512 / (2 · focal))`, radians.
-    public var horizontalFieldOfView: Double {
+    var horizontalFieldOfView: Double {
         2 * atan(Double(Safety40.inputWidth) / (2 * networkFocal))
     }
 

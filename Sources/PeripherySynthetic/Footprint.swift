@@ -2,8 +2,7 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Overlap tests between convex footprints on the road plane.
-
-public enum Footprint {
+enum Footprint {
     /// Whether two convex polygons (vertices in order) come closer than `margin` along any
     /// separating axis of their edges; `margin` 0 is the plain separating-axis overlap test.
     public static func overlap(_ a: [SIMD2<Double>], _ b: [SIMD2<Double>], margin: Double) -> Bool {

@@ -16,7 +16,7 @@ public struct RoadCentreline: Sendable, Hashable {
         /// Length of the piece, metres.
         public var length: Double
         /// Curvature, 1/m (positive turns left).
-        public var curvature: Double
+        var curvature: Double
         /// World position of the piece's start.
         public var origin: SIMD2<Double>
         /// Heading at the piece's start, radians.
@@ -59,7 +59,7 @@ public struct RoadCentreline: Sendable, Hashable {
     }
 
     /// Curvature at arc length `s` (0 beyond the ends).
-    public func curvature(at s: Double) -> Double {
+    func curvature(at s: Double) -> Double {
         let piece = self.piece(at: s)
         let u = s - piece.start
         return u < 0 || u > piece.length ? 0 : piece.curvature
@@ -73,7 +73,7 @@ public struct RoadCentreline: Sendable, Hashable {
 
     /// Road coordinates `(s, d)` of a world point: the piece whose span it falls beside, nearest
     /// laterally, among the pieces overlapping `window` of arc length.
-    public func roadCoordinates(of point: SIMD2<Double>, window: ClosedRange<Double>) -> SIMD2<Double> {
+    func roadCoordinates(of point: SIMD2<Double>, window: ClosedRange<Double>) -> SIMD2<Double> {
         var best = SIMD2<Double>(.nan, .infinity)
         for (i, piece) in pieces.enumerated() where piece.start <= window.upperBound && piece.start + piece.length >= window.lowerBound {
             let local = RoadCentreline.local(point, in: piece)

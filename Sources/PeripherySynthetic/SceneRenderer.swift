@@ -9,17 +9,17 @@ public struct SceneRenderer: Sendable, Hashable {
     /// Rendering options.
     public struct Options: Sendable, Hashable {
         /// Amplitude of the world-fixed texture noise, relative to the surface colour.
-        public var textureNoise: Double
+        var textureNoise: Double
         /// Standard deviation of the per-pixel sensor noise, 8-bit levels.
-        public var sensorNoise: Double
+        var sensorNoise: Double
         /// Whether to jitter exposure (±15 %) and white balance (±6 % per channel) from the seed.
-        public var photometricJitter: Bool
+        var photometricJitter: Bool
         /// Mixed with the scene seed to seed noise and jitter.
         public var noiseSeed: UInt64
         /// Smallest number of visible pixels for a label to count as visible.
-        public var minimumVisiblePixels: Int
+        var minimumVisiblePixels: Int
         /// Distance at which the haze reaches about 63 %, metres.
-        public var hazeDistance: Double
+        var hazeDistance: Double
         /// Standard deviation of a Gaussian blur applied to the finished picture (defocus, motion),
         /// pixels; 0 for none. Labels are unaffected.
         public var blurSigma: Double = 0
@@ -38,7 +38,7 @@ public struct SceneRenderer: Sendable, Hashable {
         }
 
         /// No noise and no jitter.
-        public static let clean = Options(textureNoise: 0, sensorNoise: 0, photometricJitter: false)
+        static let clean = Options(textureNoise: 0, sensorNoise: 0, photometricJitter: false)
     }
 
     /// The options in use.

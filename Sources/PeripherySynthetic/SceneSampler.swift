@@ -5,13 +5,13 @@ import PeripheryGeometry
 /// Draws synthetic scenes deterministically from a seed.
 public struct SceneSampler: Sendable, Hashable {
     /// Largest number of vehicles in a scene.
-    public var maxVehicles: Int
+    var maxVehicles: Int
     /// Forward range of vehicle centres, metres.
     public var forwardRange: ClosedRange<Double>
     /// Largest lateral offset of a vehicle centre, metres.
-    public var lateralLimit: Double
+    var lateralLimit: Double
     /// Smallest gap kept between vehicle footprints, metres.
-    public var clearance: Double
+    var clearance: Double
     /// Two-wheelers placed in the lanes 5.5–10.5 m ahead before the other traffic is drawn.
     ///
     /// Training data for the near field: at these distances a rider's lower half often falls
@@ -36,7 +36,7 @@ public struct SceneSampler: Sendable, Hashable {
     }
 
     /// The ego vehicle's footprint, which no sampled vehicle may touch: x −3…5 m, y ±1.5 m.
-    public static let egoKeepOut: [SIMD2<Double>] = [SIMD2(5, 1.5), SIMD2(-3, 1.5), SIMD2(-3, -1.5), SIMD2(5, -1.5)]
+    static let egoKeepOut: [SIMD2<Double>] = [SIMD2(5, 1.5), SIMD2(-3, 1.5), SIMD2(-3, -1.5), SIMD2(5, -1.5)]
 
     /// The scene of `seed`.
     public func scene(seed: UInt64) -> SyntheticScene {

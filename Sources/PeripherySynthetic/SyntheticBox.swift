@@ -8,15 +8,15 @@ public struct SyntheticBox: Sendable, Hashable {
     /// Centre of the box.
     public var centre: SIMD3<Double>
     /// Half extents along the box's heading, across it and up.
-    public var halfExtents: SIMD3<Double>
+    var halfExtents: SIMD3<Double>
     /// Heading, radians counter-clockwise from vehicle x.
     public private(set) var yaw: Double
     /// Base colour, linear RGB in 0…1.
     public var colour: SIMD3<Double>
     /// Heights (absolute z) at which the side faces are glass instead of `colour`, if any.
-    public var glassBand: ClosedRange<Double>?
+    var glassBand: ClosedRange<Double>?
     /// Whether the surface is rubber-dark and unshaded by texture (wheels).
-    public var isRubber: Bool
+    var isRubber: Bool
     let cosYaw: Double
     let sinYaw: Double
 
@@ -40,7 +40,7 @@ public struct SyntheticBox: Sendable, Hashable {
     /// Returns the ray parameter, the local face axis (0 length, 1 width, 2 height) and the sign of
     /// the outward face normal along it.
     @inline(__always)
-    public func intersect(origin: SIMD3<Double>, direction d: SIMD3<Double>, tMax: Double) -> BoxHit? {
+    func intersect(origin: SIMD3<Double>, direction d: SIMD3<Double>, tMax: Double) -> BoxHit? {
         let p = origin - centre
         let c = cosYaw, s = sinYaw
         let lo = SIMD3(c * p.x + s * p.y, -s * p.x + c * p.y, p.z)

@@ -3,7 +3,6 @@ import PeripheryGeometry
 
 /// Draws the camera and mount of a synthetic frame: the ranges a windshield phone camera covers,
 /// with any of the mount angles, height or the frame size fixed by the caller.
-
 public struct SyntheticCamera: Sendable, Hashable {
     /// Frame width, pixels.
     public var width: Int

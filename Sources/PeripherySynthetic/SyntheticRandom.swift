@@ -29,7 +29,7 @@ public struct SyntheticRandom: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// `true` with probability `p`.
-    public mutating func chance(_ p: Double) -> Bool { uniform(0, 1) < p }
+    mutating func chance(_ p: Double) -> Bool { uniform(0, 1) < p }
 
     /// A standard normal draw (Box–Muller, two uniforms).
     public mutating func normal() -> Double {

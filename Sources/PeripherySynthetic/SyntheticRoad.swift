@@ -5,30 +5,29 @@ import PeripheryGeometry
 ///
 /// Lanes are numbered from the right (0 is the rightmost); the leftmost `oppositeLanes` carry
 /// oncoming traffic.
-
 public struct SyntheticRoad: Sendable, Hashable {
     /// Number of lanes (2…4).
-    public var laneCount: Int
+    var laneCount: Int
     /// Lanes of oncoming traffic, on the left.
-    public var oppositeLanes: Int
+    var oppositeLanes: Int
     /// Width of each lane, metres.
-    public var laneWidth: Double
+    var laneWidth: Double
     /// Lateral position of the right edge line's centre, metres.
-    public var rightEdge: Double
+    var rightEdge: Double
     /// Asphalt between each edge line and its kerb, metres.
-    public var shoulderWidth: Double
+    var shoulderWidth: Double
     /// Width of the dashed and centre lines, metres.
-    public var markingWidth: Double
+    var markingWidth: Double
     /// Width of the solid edge lines, metres.
-    public var edgeLineWidth: Double
+    var edgeLineWidth: Double
     /// Length of one dash, metres.
-    public var dashLength: Double
+    var dashLength: Double
     /// Distance from one dash start to the next, metres.
-    public var dashPeriod: Double
+    var dashPeriod: Double
     /// Forward position where a dash starts, metres.
-    public var dashPhase: Double
+    var dashPhase: Double
     /// Kerb height, metres.
-    public var kerbHeight: Double
+    var kerbHeight: Double
 
     /// Creates a road from all its dimensions.
     public init(
@@ -50,17 +49,17 @@ public struct SyntheticRoad: Sendable, Hashable {
     }
 
     /// Lateral position of the left edge line's centre.
-    public var leftEdge: Double { rightEdge + Double(laneCount) * laneWidth }
+    var leftEdge: Double { rightEdge + Double(laneCount) * laneWidth }
     /// Lateral position of the right kerb's road-side face.
-    public var rightKerb: Double { rightEdge - shoulderWidth }
+    var rightKerb: Double { rightEdge - shoulderWidth }
     /// Lateral position of the left kerb's road-side face.
-    public var leftKerb: Double { leftEdge + shoulderWidth }
+    var leftKerb: Double { leftEdge + shoulderWidth }
 
     /// Lateral centre of lane `index` (0 is the rightmost).
-    public func laneCentre(_ index: Int) -> Double { rightEdge + (Double(index) + 0.5) * laneWidth }
+    func laneCentre(_ index: Int) -> Double { rightEdge + (Double(index) + 0.5) * laneWidth }
 
     /// Whether lane `index` carries oncoming traffic.
-    public func isOpposite(_ index: Int) -> Bool { index >= laneCount - oppositeLanes }
+    func isOpposite(_ index: Int) -> Bool { index >= laneCount - oppositeLanes }
 
     /// The painted lines: lateral centre, width and whether the line is dashed.
     public var lines: [RoadLine] {
@@ -74,7 +73,7 @@ public struct SyntheticRoad: Sendable, Hashable {
     }
 
     /// What the road plane shows at `(x, y)`.
-    public func surface(x: Double, y: Double) -> RoadSurface {
+    func surface(x: Double, y: Double) -> RoadSurface {
         if y < rightKerb || y > leftKerb { return .verge }
         for line in lines where abs(y - line.y) <= line.width / 2 {
             if !line.isDashed { return .marking }
@@ -93,11 +92,11 @@ public struct RoadLine: Sendable, Hashable {
     /// Painted width, metres.
     public var width: Double
     /// Whether the line is broken into dashes.
-    public var isDashed: Bool
+    var isDashed: Bool
 }
 
 /// The kinds of ground the road plane shows.
-public enum RoadSurface: Sendable, Hashable {
+enum RoadSurface: Sendable, Hashable {
     /// Road surface.
     case asphalt
     /// A painted line.

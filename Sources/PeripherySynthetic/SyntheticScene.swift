@@ -8,26 +8,26 @@ public struct SyntheticScene: Sendable, Hashable {
     /// The road.
     public var road: SyntheticRoad
     /// Sky colour at the zenith, linear RGB 0…1.
-    public var skyTop: SIMD3<Double>
+    var skyTop: SIMD3<Double>
     /// Sky colour at the horizon, linear RGB 0…1.
-    public var skyHorizon: SIMD3<Double>
+    var skyHorizon: SIMD3<Double>
     /// Unit vector towards the sun (z > 0).
-    public var sunDirection: SIMD3<Double>
+    var sunDirection: SIMD3<Double>
     /// Asphalt colour.
-    public var asphalt: SIMD3<Double>
+    var asphalt: SIMD3<Double>
     /// Verge (grass) colour.
-    public var verge: SIMD3<Double>
+    var verge: SIMD3<Double>
     /// Lane-marking paint colour.
-    public var paint: SIMD3<Double>
+    var paint: SIMD3<Double>
     /// Kerbs, buildings, poles and trees.
-    public var props: [SyntheticBox]
+    var props: [SyntheticBox]
     /// Labelled vehicles.
     public var vehicles: [SyntheticVehicle]
     /// For a frame of a drive: where the vehicle frame sits on a curved road in the world. Road
     /// markings then follow `placement.centreline` and surface textures stay fixed to the world, so
     /// that consecutive frames show the same texture moving (optical flow is exact). `nil` for a
     /// single scene: the road runs straight along vehicle x.
-    public var placement: WorldPlacement?
+    var placement: WorldPlacement?
 
     /// Creates a scene from its parts.
     public init(
@@ -52,7 +52,7 @@ public struct SyntheticScene: Sendable, Hashable {
 }
 
 /// The pose of a scene's vehicle frame in a world frame with a laid-out road.
-public struct WorldPlacement: Sendable, Hashable {
+struct WorldPlacement: Sendable, Hashable {
     /// The road's centreline in the world frame; the scene's `SyntheticRoad` gives the lanes and
     /// markings across it (its lateral positions are offsets from the centreline).
     public var centreline: RoadCentreline
@@ -63,7 +63,7 @@ public struct WorldPlacement: Sendable, Hashable {
     /// Arc lengths that can be in view (limits the road lookups).
     public var window: ClosedRange<Double>
     /// Seeds the world-fixed textures (constant over a drive; the per-frame noise seed varies).
-    public var textureSeed: UInt64
+    var textureSeed: UInt64
 
     /// Creates a placement.
     public init(centreline: RoadCentreline, position: SIMD2<Double>, heading: Double, window: ClosedRange<Double>, textureSeed: UInt64) {

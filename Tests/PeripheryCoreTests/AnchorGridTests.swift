@@ -1,5 +1,5 @@
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// The 6720 anchors of reference, `docs/contract.md#24-anchors`.
 struct AnchorGridTests {

@@ -1,5 +1,5 @@
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// The tensor contract of reference, `docs/contract.md#1-tensor-contract` and `#2-grid-frames-and-anchors`, checked against the numbers quoted in the spec.
 struct ContractTests {

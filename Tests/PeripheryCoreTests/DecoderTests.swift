@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// The decoder of reference, `docs/contract.md#3-decode`, against `NaiveDecoder` (an independent Double implementation of
 /// the spec formulas) on hand-set candidates and on seeded random heads.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// `EgoDelta.arc`, the constant-twist ego step of reference, `docs/contract.md#86-ego-motion`.
 struct EgoDeltaTests {

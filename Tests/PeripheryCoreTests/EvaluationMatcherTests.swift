@@ -1,5 +1,5 @@
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// Per-frame matching rule of `docs/evaluation.md` (filters, greedy nearest, strict 2.0 m gate).
 struct EvaluationMatcherTests {

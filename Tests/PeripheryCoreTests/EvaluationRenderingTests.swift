@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// The table and JSON renderings of `DetectionReport`.
 struct EvaluationRenderingTests {

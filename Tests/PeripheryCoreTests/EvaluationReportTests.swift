@@ -1,5 +1,5 @@
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// Accumulation over frames and the derived figures of `DetectionReport`.
 struct EvaluationReportTests {

@@ -1,4 +1,4 @@
-import PeripheryCore
+@testable import PeripheryCore
 
 /// Small builders for the evaluation tests: boxes placed by BEV centre, everything else fixed.
 enum EvalBox {

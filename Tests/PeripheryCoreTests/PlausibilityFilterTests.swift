@@ -1,5 +1,5 @@
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// The plausibility table of reference, `docs/contract.md#3-decode` step 8: closed size ranges, strict base window, and
 /// `length ≥ 0.9·width`.

@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryCore
+@testable import PeripheryCore
 
 /// SplitMix64: a small seeded generator so that every random test is reproducible.
 struct SplitMix64: RandomNumberGenerator {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PeripheryCore
+@testable import PeripheryCore
 
 /// The tracker against the reference's own run on a recorded drive (`tracker_selfcheck.json`,
 /// reference, `docs/contract.md#115-tracker-fixture`): every frame replayed, counters compared after each, tracks at each checkpoint.

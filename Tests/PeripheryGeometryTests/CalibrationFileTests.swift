@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import PeripheryCore
-import PeripheryGeometry
+@testable import PeripheryCore
+@testable import PeripheryGeometry
 
 /// The calibration file: parsing, the named error of each bad file, and encode → parse.
 struct CalibrationFileTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import PeripheryCore
-import PeripheryGeometry
+@testable import PeripheryCore
+@testable import PeripheryGeometry
 
 /// Network and feature intrinsics, the grid → feature projection and the sign probes
 /// (reference, `docs/contract.md#42-vehicle-to-sensor-rotation`, `#44-network-intrinsics-and-projection`, `#45-source-projection-and-ground-guides`).

@@ -1,6 +1,6 @@
 import Testing
-import PeripheryCore
-import PeripheryGeometry
+@testable import PeripheryCore
+@testable import PeripheryGeometry
 
 /// The focal-matched crop and letterbox of reference, `docs/contract.md#43-focal-matched-crop-and-letterbox`.
 struct FocalMatchedCropTests {

@@ -1,7 +1,7 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 import Testing
 
 /// A flow field of straight travel towards `foe` over scattered depths, rotated by `theta`

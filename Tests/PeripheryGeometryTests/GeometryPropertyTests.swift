@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import PeripheryCore
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 
 /// Properties over seeded random plausible cameras (SplitMix64; `RandomCamera`).
 struct GeometryPropertyTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import PeripheryCore
-import PeripheryGeometry
+@testable import PeripheryCore
+@testable import PeripheryGeometry
 
 /// `mountAngles`, the inverse of `sourceVanishingPoint((1, 0, 0))` (calibration-from-motion §9.1).
 struct MountAnglesTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import PeripheryCore
-import PeripheryGeometry
+@testable import PeripheryCore
+@testable import PeripheryGeometry
 
 /// MountPose conventions of reference, `docs/contract.md#41-mount-pose`, `#42-vehicle-to-sensor-rotation`.
 struct MountPoseTests {

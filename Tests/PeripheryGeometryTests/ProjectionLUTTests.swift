@@ -1,7 +1,7 @@
 import Testing
-import PeripheryCore
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 
 /// ProjectionLUT build, gather and serialization (reference, `docs/contract.md#5-projectionlut`).
 struct ProjectionLUTTests {

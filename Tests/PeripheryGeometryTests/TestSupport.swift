@@ -1,7 +1,7 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 
 /// The seeded SplitMix64 generator of the synthetic world, so that every random test is reproducible.
 typealias SplitMix64 = SyntheticRandom

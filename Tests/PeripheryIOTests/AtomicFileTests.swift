@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryTestSupport
 import Testing
-import PeripheryIO
+@testable import PeripheryIO
 
 /// `AtomicFile` is the package's one way of replacing a file; the replay sidecar, PNGs and every
 /// other output go through it.

@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryCore
+@testable import PeripheryCore
 import Testing
 @testable import PeripheryIO
 

@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryCore
+@testable import PeripheryCore
 @testable import PeripheryIO
 import PeripheryTestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
-import PeripheryGeometry
-import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryCore
 @testable import PeripheryIO
 import PeripheryTestSupport
 import Testing

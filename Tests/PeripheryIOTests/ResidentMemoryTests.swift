@@ -1,5 +1,5 @@
 import Testing
-import PeripheryIO
+@testable import PeripheryIO
 
 /// `periphery soak` trusts these numbers: text that is not a statm line must give no number (it
 /// once gave 0, and a soak without memory figures passed).

@@ -1,9 +1,9 @@
 import CAllocationCounter
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
-import PeripheryIO
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryInference
+@testable import PeripheryIO
 import Testing
 
 /// Heap allocations made by every thread of the process while `body` runs.

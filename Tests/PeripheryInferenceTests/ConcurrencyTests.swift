@@ -1,10 +1,10 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryInference
 import Synchronization
-import PeripheryIO
-import PeripherySynthetic
+@testable import PeripheryIO
+@testable import PeripherySynthetic
 import Testing
 
 /// One `PerceptionEngine` per thread, all built from one shared `Safety40Weights`: four engines

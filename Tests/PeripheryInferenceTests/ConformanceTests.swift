@@ -1,7 +1,7 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryInference
 import Testing
 
 /// The reference self-check items against the golden vectors copied from the reference

@@ -1,9 +1,9 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 import PeripheryTestSupport
-import PeripheryIO
+@testable import PeripheryIO
 import Testing
 @testable import PeripheryInference
 

@@ -1,6 +1,6 @@
 import CInt8Kernels
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 @testable import PeripheryInference
 import Testing
 

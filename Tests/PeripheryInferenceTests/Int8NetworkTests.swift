@@ -1,8 +1,8 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
+@testable import PeripheryCore
+@testable import PeripheryGeometry
 @testable import PeripheryInference
-import PeripheryIO
+@testable import PeripheryIO
 import Testing
 
 /// The INT8 network, its file format and `--precision`: docs/weights.md.

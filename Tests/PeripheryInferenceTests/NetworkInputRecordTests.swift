@@ -1,7 +1,7 @@
 import Foundation
-import PeripheryCore
+@testable import PeripheryCore
 @testable import PeripheryGeometry
-import PeripheryIO
+@testable import PeripheryIO
 @testable import PeripherySynthetic
 import Testing
 @testable import PeripheryInference

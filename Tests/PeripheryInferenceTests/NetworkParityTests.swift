@@ -1,6 +1,6 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
+@testable import PeripheryCore
+@testable import PeripheryGeometry
 @testable import PeripheryInference
 import Testing
 

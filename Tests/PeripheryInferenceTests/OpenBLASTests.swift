@@ -1,5 +1,5 @@
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 @testable import PeripheryInference
 import Testing
 

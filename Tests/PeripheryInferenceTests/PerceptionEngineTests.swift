@@ -1,8 +1,8 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
-import PeripheryIO
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryInference
+@testable import PeripheryIO
 import Testing
 
 /// The engine's rebuild and reset rules on the bundled sample frame (docs/sample).

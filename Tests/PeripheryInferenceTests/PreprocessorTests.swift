@@ -1,9 +1,9 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 @testable import PeripheryInference
-import PeripheryIO
+@testable import PeripheryIO
 import Testing
 
 /// Fixtures made by tools/make_preprocess_fixture.py (Pillow LANCZOS reference).

@@ -1,9 +1,9 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryInference
-import PeripheryIO
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryInference
+@testable import PeripheryIO
+@testable import PeripherySynthetic
 import Testing
 
 /// The demo weights through the whole engine on three committed synthetic frames that no training

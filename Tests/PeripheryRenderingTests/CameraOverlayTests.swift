@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryRendering
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryRendering
 
 /// The camera overlay: box edges where `sourcePoint` puts them, the display filter, guides, labels.
 struct CameraOverlayTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryRendering
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryRendering
 
 /// Canvas primitives: blending, antialiased and dashed lines, polygon fill rules, the bitmap font.
 struct DrawingTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import PeripheryCore
-import PeripheryGeometry
-import PeripheryRendering
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryRendering
 
 /// The world view: virtual camera, framing solver, profiles and what lands where.
 struct WorldViewTests {

@@ -1,7 +1,7 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 import Testing
 
 private func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {

@@ -1,7 +1,7 @@
 import Foundation
-import PeripheryCore
-import PeripheryGeometry
-import PeripherySynthetic
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripherySynthetic
 import Testing
 
 /// The sample camera: 640 × 400, f = 480, pitch −2°, 1.3 m high, 1.6 m forward.

@@ -5,7 +5,7 @@ public struct Anchor: Sendable, Hashable {
     /// Grid y of the cell centre.
     public var y: Double
     /// Grid z of the box bottom.
-    public var zBottom: Double
+    var zBottom: Double
     /// Width along the anchor's own lateral axis.
     public var width: Double
     /// Length along the anchor's own heading.
@@ -39,11 +39,11 @@ public enum AnchorGrid {
         (0.866, 2.5981, 1.0), (0.5774, 1.7321, 1.0), (1.0, 1.0, 1.0), (0.4, 0.4, 1.0),
     ]
     /// Anchor rotations in order, radians.
-    public static let rotations: [Double] = [0.0, 1.57]
+    static let rotations: [Double] = [0.0, 1.57]
 
     /// Candidate index of `(ix, iy, size, rotation)`: gx outer, then gy, size, rotation.
     @inlinable
-    public static func candidateIndex(ix: Int, iy: Int, size: Int, rotation: Int) -> Int {
+    static func candidateIndex(ix: Int, iy: Int, size: Int, rotation: Int) -> Int {
         ((ix * Safety40.headCellsY + iy) * Safety40.anchorSizesPerCell + size) * Safety40.anchorRotationsPerCell
             + rotation
     }

@@ -6,12 +6,12 @@
 /// - Image: x right, y down, z forward (optical).
 public enum Frames {
     /// Forward offset added to grid y to get vehicle x, metres.
-    public static let gridToVehicleForward = 0.944
+    static let gridToVehicleForward = 0.944
     /// The released virtual frame's z offset added to grid z to get vehicle z, metres.
     ///
     /// Not a camera height: the training labels subtracted the same constant, so decoding with it
     /// returns z in the label frame.
-    public static let gridToVehicleUp = 1.840
+    static let gridToVehicleUp = 1.840
 
     /// `GRID_TO_VEHICLE`: vehicle x = gy + 0.944, y = −gx, z = gz + 1.840.
     public static let gridToVehicle = RigidTransform(

@@ -10,7 +10,7 @@ public enum ImageNormalization {
 
     /// Normalises one RGB pixel.
     @inlinable
-    public static func normalize(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
+    static func normalize(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
         (rgb - mean) / std
     }
 }

@@ -8,7 +8,7 @@ public enum Safety40 {
     /// Network input height in pixels.
     public static let inputHeight = 256
     /// Input channels (planar RGB).
-    public static let inputChannels = 3
+    static let inputChannels = 3
     /// Downsampling from the input image to the feature map.
     public static let featureStride = 4
     /// Feature map width (`inputWidth / featureStride`).
@@ -55,5 +55,5 @@ public enum Safety40 {
     public static let directionChannels = 2
 
     /// Offset subtracted before folding the yaw into one period (mmdet3d `dir_offset`).
-    public static let directionOffset = 0.7854
+    static let directionOffset = 0.7854
 }

@@ -20,8 +20,8 @@ public enum VehicleClass: Int, Sendable, CaseIterable, Hashable, Codable {
     }
 
     /// Whether the operating point counts this class (labels 0, 1 and 2).
-    public var isVehicle: Bool { self != .pedestrian }
+    var isVehicle: Bool { self != .pedestrian }
 
     /// The labels the operating point counts.
-    public static let vehicleLabels: Set<Int> = [0, 1, 2]
+    static let vehicleLabels: Set<Int> = [0, 1, 2]
 }

@@ -5,15 +5,15 @@
 /// Points are cell corners (`index · size + base`, no half-cell offset), exactly as the reference.
 public enum VoxelGrid {
     /// Cell size of the released grid, metres (x, y, z).
-    public static let cellSize = SIMD3<Double>(0.5, 0.5, 1.5)
+    static let cellSize = SIMD3<Double>(0.5, 0.5, 1.5)
     /// Corner of the released grid: origin (0, 0, −1) minus half its 200 × 200 × 4 extent.
     public static let base = SIMD3<Double>(-50, -50, -4)
     /// First released-grid x index of the crop.
-    public static let firstX = 80
+    static let firstX = 80
     /// First released-grid y index of the crop.
-    public static let firstY = 99
+    static let firstY = 99
     /// Released-grid z indices of the two height slices.
-    public static let zSlices = [1, 2]
+    static let zSlices = [1, 2]
 
     /// Flat voxel index of `(ix, iy, kslot)`: ix outermost, then iy, then the height slot.
     ///

@@ -1,12 +1,12 @@
 /// Greedy non-maximum suppression by BEV centre distance, over all classes together.
-public enum CircularNMS {
+enum CircularNMS {
     /// Returns the kept detections in keeper order (descending score).
     ///
     /// Candidates are ranked by score descending; equal scores keep their input order (stable, as
     /// the reference's `argsort(stable=True)`); NaN scores rank last. Each keeper suppresses every
     /// remaining candidate with `dx² + dy² < radius²` — strictly less, so one exactly at the
     /// radius survives.
-    public static func suppress(_ detections: [Detection], radius: Double) -> [Detection] {
+    static func suppress(_ detections: [Detection], radius: Double) -> [Detection] {
         var order: [Int] = [], suppressed: [Bool] = [], kept: [Detection] = []
         suppress(detections, radius: radius, order: &order, suppressed: &suppressed, into: &kept)
         return kept

@@ -2,7 +2,7 @@
 ///
 /// All ranges are closed; the box base `z − h/2` must lie strictly within ±1.5 m of the road, and
 /// `length ≥ 0.9 · width`. Off in the goldens, on live and in replay.
-public enum PlausibilityFilter {
+enum PlausibilityFilter {
     /// Closed ranges `(length, width, height)` in metres for a class.
     public static func limits(
         for label: Int

@@ -14,9 +14,9 @@ public struct DetectionMatcher: Sendable, Hashable {
     /// Region outside which neither side counts.
     public var region: EvaluationRegion
     /// A pair matches only if its BEV centre distance is strictly below this, metres.
-    public var matchDistance: Double
+    var matchDistance: Double
     /// When set, neither side counts beyond this range `hypot(x, y)` (inclusive), metres.
-    public var maxRange: Double?
+    var maxRange: Double?
 
     /// The display threshold at which the seed's key results are reported.
     public static let displayThreshold: Float = 0.60
@@ -34,13 +34,13 @@ public struct DetectionMatcher: Sendable, Hashable {
     }
 
     /// Whether a prediction takes part in matching.
-    public func includes(_ prediction: Detection) -> Bool {
+    func includes(_ prediction: Detection) -> Bool {
         prediction.score >= scoreThreshold
             && includes(label: prediction.label, x: prediction.box.x, y: prediction.box.y)
     }
 
     /// Whether a ground-truth box takes part in matching.
-    public func includes(_ groundTruth: GroundTruthBox) -> Bool {
+    func includes(_ groundTruth: GroundTruthBox) -> Bool {
         includes(label: groundTruth.label, x: groundTruth.box.x, y: groundTruth.box.y)
     }
 

@@ -22,5 +22,5 @@ public struct TrackerCounters: Sendable, Hashable {
     }
 
     /// Detections and tracks suppressed together.
-    public var suppressed: Int { detectionSuppressed + trackSuppressed }
+    var suppressed: Int { detectionSuppressed + trackSuppressed }
 }

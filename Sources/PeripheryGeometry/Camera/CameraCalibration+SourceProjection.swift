@@ -16,7 +16,7 @@ extension CameraCalibration {
     }
 
     /// Vanishing point of a vehicle-frame direction in the 512 × 256 network input.
-    public func networkVanishingPoint(_ direction: SIMD3<Double>) -> SIMD2<Double>? {
+    func networkVanishingPoint(_ direction: SIMD3<Double>) -> SIMD2<Double>? {
         CameraCalibration.vanishingPoint(
             direction, camera: networkIntrinsics * Frames.sensorToImageAxes * sensorFromVehicle.rotation)
     }

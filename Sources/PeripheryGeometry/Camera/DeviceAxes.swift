@@ -5,7 +5,7 @@ import PeripheryCore
 /// −y, image down is −x and the optical axis is −z.
 public enum DeviceAxes {
     /// Image axes (right, down, optical) → device axes.
-    public static let fromImageAxes = Matrix3(rows: SIMD3(0, -1, 0), SIMD3(-1, 0, 0), SIMD3(0, 0, -1))
+    static let fromImageAxes = Matrix3(rows: SIMD3(0, -1, 0), SIMD3(-1, 0, 0), SIMD3(0, 0, -1))
 
     /// Vehicle-frame vectors → device axes for a camera mounted with `pose`.
     public static func fromVehicle(_ pose: MountPose) -> Matrix3 {

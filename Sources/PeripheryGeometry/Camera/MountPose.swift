@@ -52,20 +52,20 @@ public struct MountPose: Sendable, Hashable, Codable {
     public static let fallback = MountPose(pitchDegrees: -3.659, height: 1.20, forwardOfOrigin: 1.65)
 
     /// Largest plausible magnitude of pitch, roll and yaw, degrees.
-    public static let maxAngleDegrees = 25.0
+    static let maxAngleDegrees = 25.0
     /// Plausible camera heights (open interval), metres.
-    public static let heightRange = 0.3...3.0
+    static let heightRange = 0.3...3.0
     /// Plausible forward positions (open interval), metres.
     public static let forwardRange = -2.0...6.0
     /// Largest plausible lateral offset magnitude, metres: half the widest road vehicle (2.55 m)
     /// rounded up, so the camera is still inside the vehicle.
-    public static let maxLateralOffset = 1.3
+    static let maxLateralOffset = 1.3
 
     /// Checks the pose against the plausibility limits.
     ///
     /// - Throws: `CalibrationError` naming `pitch_deg`, `roll_deg`, `yaw_deg`, `height_m`,
     ///   `forward_of_origin_m` or `lateral_offset_m`.
-    public func validate() throws(CalibrationError) {
+    func validate() throws(CalibrationError) {
         let degrees = MountPose.maxAngleDegrees
         for (value, name) in [(pitch, "pitch_deg"), (roll, "roll_deg"), (yaw, "yaw_deg")] {
             try checkField(value * 180 / .pi, name, in: -degrees...degrees, allowed: "|angle| ≤ \(degrees)°")
@@ -93,7 +93,7 @@ public struct MountPose: Sendable, Hashable, Codable {
     }
 
     /// `sensor_T_vehicle = [R | −R·c]`: maps vehicle points into the camera's ISO 8855 sensor frame.
-    public var sensorFromVehicle: RigidTransform {
+    var sensorFromVehicle: RigidTransform {
         let r = vehicleToSensorRotation
         return RigidTransform(rotation: r, translation: -(r * cameraCentre))
     }

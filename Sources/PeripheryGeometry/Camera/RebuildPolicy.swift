@@ -4,9 +4,9 @@
 /// changes are ignored.
 public enum RebuildPolicy {
     /// Angle change (pitch, roll or yaw) that triggers a rebuild, radians (~0.03°).
-    public static let angleThreshold = 0.0005
+    static let angleThreshold = 0.0005
     /// Height or lateral offset change that triggers a rebuild, metres.
-    public static let distanceThreshold = 0.005
+    static let distanceThreshold = 0.005
 
     /// Whether moving from `old` to `new` requires rebuilding.
     ///

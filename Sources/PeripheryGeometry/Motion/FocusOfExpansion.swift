@@ -26,13 +26,13 @@ public struct FlowSample: Sendable, Hashable {
 /// (an overtaking vehicle filling the view, or reversing) is refused.
 public struct FocusOfExpansion: Sendable, Hashable {
     /// RANSAC iterations.
-    public var iterations = 200
+    var iterations = 200
     /// Distance of an inlier line from the candidate, pixels.
-    public var inlierThreshold = 2.0
+    var inlierThreshold = 2.0
     /// Fewest inliers for an estimate.
-    public var minimumInliers = 30
+    var minimumInliers = 30
     /// Share of inliers that must stream away from the estimate.
-    public var minimumExpandingShare = 0.6
+    var minimumExpandingShare = 0.6
 
     /// A default estimator (the reference constants).
     public init() {}
@@ -40,8 +40,8 @@ public struct FocusOfExpansion: Sendable, Hashable {
     /// An estimate: the point, its inlier count and the share of inliers moving away from it.
     public struct Estimate: Sendable, Hashable {
         public var point: SIMD2<Double>
-        public var inliers: Int
-        public var expandingShare: Double
+        var inliers: Int
+        var expandingShare: Double
     }
 
     /// Why a pair gave no estimate.
@@ -57,7 +57,7 @@ public struct FocusOfExpansion: Sendable, Hashable {
     /// Rotational flow removed: for each sample at `(x, y)` from the principal point and a rotation
     /// `θ = ω_cam · dt` about the camera's (right, down, forward) axes,
     /// `u_rot = θx·x·y/fx − θy·(fx + x²/fx) + θz·y`, `v_rot = θx·(fy + y²/fy) − θy·x·y/fy − θz·x`.
-    public static func derotated(
+    static func derotated(
         _ samples: [FlowSample], rotation theta: SIMD3<Double>, fx: Double, fy: Double, cx: Double, cy: Double
     ) -> [FlowSample] {
         samples.map { s in

@@ -11,7 +11,7 @@ public enum PoseProvenance: Int, Sendable, Hashable, Comparable, CaseIterable {
     public static func < (a: PoseProvenance, b: PoseProvenance) -> Bool { a.rawValue < b.rawValue }
 
     /// Whether a value of provenance `source` may replace one of this provenance.
-    public func mayBeOverwritten(by source: PoseProvenance) -> Bool { source >= self }
+    func mayBeOverwritten(by source: PoseProvenance) -> Bool { source >= self }
 }
 
 /// Mount pitch prior and roll from the phone's gravity vector (§9.3): gravity pitch

@@ -34,7 +34,7 @@ public final class MountCalibrator {
     /// Working-image width, pixels.
     public let workingWidth: Int
     /// Every `frameStride`-th frame is used.
-    public let frameStride: Int
+    let frameStride: Int
     /// The flow and FoE stages.
     public var flow = SparseOpticalFlow()
     public var estimator = FocusOfExpansion()

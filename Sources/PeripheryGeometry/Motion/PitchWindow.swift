@@ -5,17 +5,17 @@ public struct PitchWindow: Sendable, Hashable {
     /// Gates and sizes of one use of the estimator.
     public struct Profile: Sendable, Hashable {
         /// Slowest speed that feeds the window, m/s (negative: no gate).
-        public var minimumSpeed: Double
+        var minimumSpeed: Double
         /// Fastest yaw rate that feeds it, rad/s.
-        public var maximumYawRate: Double
+        var maximumYawRate: Double
         /// Pairs kept.
         public var window: Int
         /// Pairs before the estimate is reported.
-        public var samplesToReport: Int
+        var samplesToReport: Int
         /// Pairs before it may be applied to the pose.
         public var samplesToApply: Int
         /// Whether a converged estimate may overwrite the mount pitch.
-        public var writesToPose: Bool
+        var writesToPose: Bool
 
         /// A profile from its gates and sizes (yaw rate in rad/s).
         public init(
@@ -36,7 +36,7 @@ public struct PitchWindow: Sendable, Hashable {
             minimumSpeed: 8, maximumYawRate: 1.5 * .pi / 180, window: 400, samplesToReport: 60, samplesToApply: 200,
             writesToPose: true)
         /// Handheld: no speed gate, ≤ 8°/s, 60 pairs, report at 8, never applied.
-        public static let handheld = Profile(
+        static let handheld = Profile(
             minimumSpeed: -1, maximumYawRate: 8 * .pi / 180, window: 60, samplesToReport: 8, samplesToApply: .max,
             writesToPose: false)
     }
@@ -76,11 +76,11 @@ public struct PitchWindow: Sendable, Hashable {
     /// Robust σ of the pitch, radians: half the 16th–84th percentile spread; 0 below 8 pairs.
     public var pitchSigma: Double { PitchWindow.robustSigma(pitches) }
     /// Median inlier count.
-    public var medianInliers: Int? { PitchWindow.median(inliers.map(Double.init)).map { Int($0.rounded()) } }
+    var medianInliers: Int? { PitchWindow.median(inliers.map(Double.init)).map { Int($0.rounded()) } }
     /// Share of the latest 60 attempts that were accepted.
     public var acceptRate: Double { attempts.isEmpty ? 0 : Double(attempts.filter { $0 }.count) / Double(attempts.count) }
     /// Whether enough pairs are in to show the estimate.
-    public var isReportable: Bool { samples >= profile.samplesToReport }
+    var isReportable: Bool { samples >= profile.samplesToReport }
     /// Whether the estimate may be applied to the mount.
     public var isConverged: Bool { profile.writesToPose && samples >= profile.samplesToApply }
 

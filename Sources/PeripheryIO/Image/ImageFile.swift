@@ -25,7 +25,7 @@ public enum ImageFile {
 
     /// Whether `width × height` is a size this reader accepts: both sides in `1 ... maxSide` and at
     /// most `maxPixels` pixels.
-    public static func acceptsSize(width: Int, height: Int) -> Bool {
+    static func acceptsSize(width: Int, height: Int) -> Bool {
         (1 ... maxSide).contains(width) && (1 ... maxSide).contains(height) && width * height <= maxPixels
     }
 

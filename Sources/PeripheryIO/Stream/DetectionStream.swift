@@ -26,12 +26,12 @@ public enum DetectionStream {
     /// Largest accepted file, bytes.
     public static let maxFileSize = 1 << 30
     /// Longest accepted line, bytes.
-    public static let maxLineLength = 4 << 20
+    static let maxLineLength = 4 << 20
     /// Most detections accepted on one line (the decoder's own output is bounded far below this).
-    public static let maxDetectionsPerFrame = 1_000
+    static let maxDetectionsPerFrame = 1_000
     /// Largest accepted |coordinate| or box dimension, metres: far beyond any camera's range, so
     /// that the tracker's arithmetic stays finite.
-    public static let maxMagnitude = 1.0e4
+    static let maxMagnitude = 1.0e4
 
     /// Reads every non-empty line of `path`.
     ///
@@ -63,7 +63,7 @@ public enum DetectionStream {
     /// Parses one line; `location` (`path:line`) names it in errors.
     ///
     /// - Throws: `DetectionStreamError.invalidLine` naming the field at fault.
-    public static func parseLine(_ line: Substring, at location: String) throws(DetectionStreamError) -> RecordedFrame {
+    static func parseLine(_ line: Substring, at location: String) throws(DetectionStreamError) -> RecordedFrame {
         func fail(_ reason: String) -> DetectionStreamError { .invalidLine(location: location, reason: reason) }
         guard line.utf8.count <= maxLineLength else { throw fail("line longer than \(maxLineLength) bytes") }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {

@@ -54,7 +54,7 @@ public enum DetectorBenchmark {
         public var stages: [String: Spread]
         public var preprocess: Preprocessing?
         public var threads: Int
-        public var blasCore: String
+        var blasCore: String
         public var precision: String
         public var kernel: String
         /// Per layer, when asked for.
@@ -136,7 +136,7 @@ public enum DetectorBenchmark {
 
     /// The reference calibration the benchmark runs with: comma K, pitch −3.659°, height 1.20 m,
     /// 1.65 m forward.
-    public static func referenceSetup() throws -> CameraSetup {
+    static func referenceSetup() throws -> CameraSetup {
         CameraSetup(
             intrinsics: try CameraIntrinsics(fx: 910, fy: 910, cx: 582, cy: 437, width: 1164, height: 874),
             pose: .fallback)

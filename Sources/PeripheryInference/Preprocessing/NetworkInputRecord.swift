@@ -19,7 +19,7 @@ import PeripheryIO
 /// engine's `Preprocessor.output`.
 public struct NetworkInputRecord: Sendable {
     /// Size of one record file in bytes.
-    public static let byteCount = 16 + Preprocessor.count + 5 * Safety40.voxelCount
+    static let byteCount = 16 + Preprocessor.count + 5 * Safety40.voxelCount
 
     /// The letterbox rectangle inside the 512 × 256 input.
     public var letterbox: (x: Int, y: Int, width: Int, height: Int)

@@ -16,7 +16,7 @@ public final class Safety40Quantizer {
     private var histograms: [String: ActivationHistogram] = [:]
 
     /// Frames added so far.
-    public var frameCount: Int { images.count }
+    var frameCount: Int { images.count }
 
     /// A quantizer for FP32 weights.
     ///

@@ -30,11 +30,11 @@ public enum SelfCheckBasis: String, Sendable, Hashable {
 /// consistency checks of the project's own geometry (`SelfCheckBasis`).
 public enum SelfCheck {
     /// Tolerance of geometric quantities (points, anchors, projection).
-    public static let geometryTolerance = 1e-4
+    static let geometryTolerance = 1e-4
     /// Tolerance of every decoded field.
-    public static let decodeTolerance = 2e-4
+    static let decodeTolerance = 2e-4
     /// Tolerance of the FoE round trip, degrees.
-    public static let roundTripToleranceDegrees = 1e-6
+    static let roundTripToleranceDegrees = 1e-6
 
     /// Runs every item against the vectors.
     public static func run(_ vectors: SelfCheckVectors) -> [SelfCheckResult] {
@@ -157,7 +157,7 @@ public enum SelfCheck {
     }
 
     /// The round-trip cases (pitch, roll, yaw) in degrees of the reference.
-    public static let focusOfExpansionCases: [(pitch: Double, roll: Double, yaw: Double)] = [
+    static let focusOfExpansionCases: [(pitch: Double, roll: Double, yaw: Double)] = [
         (0, 0, 0), (-3.659, 0, 0), (2.5, 0, 0), (-3, 6, 0), (-3, 0, 4), (1.5, -8, -5), (-6, 12, 3.5),
     ]
 

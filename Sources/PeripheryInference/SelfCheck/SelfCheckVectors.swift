@@ -33,9 +33,9 @@ public struct SelfCheckVectors: Sendable {
     /// Expected 3×4 projection, row-major.
     public var projection: [[Double]]
     /// Expected number of visible voxels.
-    public var visibleVoxels: Int
+    var visibleVoxels: Int
     /// Decode operating point of the goldens.
-    public var decodeSettings: DecodeSettings
+    var decodeSettings: DecodeSettings
     /// Expected detections in descending score.
     public var detections: [ExpectedDetection]
     /// Golden voxel points, float32 [6560 × 3].
@@ -48,7 +48,7 @@ public struct SelfCheckVectors: Sendable {
     public var lut: ProjectionLUT
 
     /// File names inside a vectors directory.
-    public static let fileNames = [
+    static let fileNames = [
         "selfcheck.json", "selfcheck_grid.safetensors", "selfcheck_head.safetensors", "selfcheck_lut.bin",
     ]
 
@@ -104,7 +104,7 @@ public struct SelfCheckVectors: Sendable {
 
     /// The copy bundled with the library, found next to the running executable (installed or
     /// built) or, in a source checkout, beside this file.
-    public static func bundledDirectory() -> String? {
+    static func bundledDirectory() -> String? {
         let fm = FileManager.default
         var candidates: [String] = []
         if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {

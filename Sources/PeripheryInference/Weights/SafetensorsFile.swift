@@ -27,18 +27,18 @@ public struct SafetensorsFile: Sendable {
     /// Where a tensor lives in the data buffer.
     public struct TensorInfo: Sendable, Hashable {
         /// Element type.
-        public let dtype: DType
+        let dtype: DType
         /// Dimensions, outermost first.
         public let shape: [Int]
         /// Byte range inside the data buffer.
-        public let byteRange: Range<Int>
+        let byteRange: Range<Int>
 
         /// Number of elements.
-        public var elementCount: Int { shape.reduce(1, *) }
+        var elementCount: Int { shape.reduce(1, *) }
     }
 
     /// Largest accepted header, bytes (the format's own limit is 100 MB).
-    public static let headerLimit = 100_000_000
+    static let headerLimit = 100_000_000
 
     /// The file's `__metadata__` map.
     public let metadata: [String: String]

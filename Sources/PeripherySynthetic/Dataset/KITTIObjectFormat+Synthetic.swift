@@ -6,7 +6,7 @@ import PeripheryIO
 /// Writing synthetic labels in the KITTI layout (`KITTIObjectFormat`).
 extension KITTIObjectFormat {
     /// The `label_2` line of one label seen by `setup`.
-    public static func labelLine(_ label: SyntheticLabel, setup: CameraSetup) -> String {
+    static func labelLine(_ label: SyntheticLabel, setup: CameraSetup) -> String {
         let b = label.box
         let calibration = CameraCalibration(setup)
         let centre = setup.pose.cameraCentre
