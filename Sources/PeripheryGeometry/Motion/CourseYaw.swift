@@ -8,8 +8,11 @@
 public enum CourseYaw {
     /// One GPS fix with the camera heading at its time (degrees, clockwise from north).
     public struct Fix: Sendable, Hashable {
+        /// GPS course over ground, degrees clockwise from north.
         public var course: Double
+        /// Its accuracy, degrees, when the receiver gives one.
         public var courseAccuracy: Double?
+        /// Speed over ground, m/s, and the camera heading, degrees clockwise from north.
         public var speed: Double
         public var heading: Double
 

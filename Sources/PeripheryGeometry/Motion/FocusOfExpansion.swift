@@ -39,6 +39,7 @@ public struct FocusOfExpansion: Sendable, Hashable {
 
     /// An estimate: the point, its inlier count and the share of inliers moving away from it.
     public struct Estimate: Sendable, Hashable {
+        /// The focus of expansion, pixels of the working image.
         public var point: SIMD2<Double>
         var inliers: Int
         var expandingShare: Double

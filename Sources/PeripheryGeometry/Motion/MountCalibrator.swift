@@ -3,6 +3,7 @@ import PeripheryCore
 
 /// One gyro reading: time (s, the frames' clock) and rotation rate in device axes (rad/s).
 public struct GyroSample: Sendable, Hashable {
+    /// Time, seconds, on the frames' clock.
     public var t: Double
     public var rate: SIMD3<Double>
 

@@ -3,6 +3,7 @@ import PeripheryCore
 
 /// A grey image of float intensities (0–255), row-major.
 public struct GreyImage: Sendable, Hashable {
+    /// Size in pixels, and the intensities row by row.
     public let width: Int
     public let height: Int
     public var pixels: [Float]

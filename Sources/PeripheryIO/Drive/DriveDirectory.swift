@@ -8,6 +8,7 @@ import PeripheryGeometry
 public struct DriveDirectory: Sendable {
     /// One frame: its picture file, its timestamp and, when `frames.csv` gives one, its camera.
     public struct FrameEntry: Sendable {
+        /// The picture's path.
         public var path: String
         /// Seconds, on the clock of `motion.csv` and `location.csv` when `frames.csv` is present.
         public var timestamp: Double

@@ -10,6 +10,7 @@ public struct DriveFrameSource: FrameSource {
     /// Frames of `drive`, from the first.
     public init(drive: DriveDirectory) { self.drive = drive }
 
+    /// The drive's frame count.
     public var count: Int? { drive.frames.count }
 
     /// - Throws: `ImageError` for a frame that cannot be read.

@@ -26,6 +26,7 @@ public struct RawFrameSource: FrameSource {
         self.name = name
     }
 
+    /// Unknown: a stream ends when its input does.
     public var count: Int? { nil }
 
     /// - Throws: `RawFrameError` when the stream cannot be read or ends inside a frame.
