@@ -67,10 +67,11 @@ enum RunCommand: Command {
             guard !drive.gyro.isEmpty, !drive.speeds.isEmpty else {
                 throw CLIError("--auto-pitch needs a drive directory with motion.csv and location.csv")
             }
-            guard let intrinsics = setup?.intrinsics ?? drive.frames.first?.intrinsics else {
+            // The wiring of `periphery calibrate`, so that the two agree.
+            guard let calibration = try? DriveMountCalibration(drive: drive, setup: setup) else {
                 throw CLIError("--auto-pitch needs the camera: no intrinsics in frames.csv and no --calibration")
             }
-            engine.mountCalibrator = drive.mountCalibrator(intrinsics: intrinsics, pose: setup?.pose ?? .fallback)
+            engine.mountCalibrator = calibration.calibrator
         }
         var source = DriveFrameSource(drive: drive)
         return try run(&source, engine: engine, weights: weights, setup: setup, out: args.value("out") ?? drive.path, args: args, maxFrames: maxFrames)

@@ -63,8 +63,8 @@ import Testing
     }
 }
 
-/// `periphery calibrate` (`DriveMountCalibration`) and `run --auto-pitch` (`DriveRun` with the
-/// engine's calibrator from `DriveDirectory.mountCalibrator`) share one wiring: over the same drive
+/// `periphery calibrate` (`DriveMountCalibration.run`) and `run --auto-pitch` (`DriveRun` with the
+/// engine's calibrator from another `DriveMountCalibration`) share one wiring: over the same drive
 /// they feed the calibrator the same frames, roll, gyro bias and readings, so their windows agree
 /// exactly.
 @Suite struct MountCalibrationWiringTests {
@@ -85,7 +85,7 @@ import Testing
 
         let weights = try Safety40Weights(path: DriveCalibrationEndToEndTests.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path)
         let engine = try PerceptionEngine(weights: weights, threads: 2)
-        engine.mountCalibrator = drive.mountCalibrator(intrinsics: start.intrinsics, pose: start.pose)
+        engine.mountCalibrator = try DriveMountCalibration(drive: drive, setup: start).calibrator
         var source = DriveFrameSource(drive: drive)
         var sidecar = try ReplaySidecar(path: folder + "/replay.jsonl", checkpoint: "test", scoreThreshold: 0.5, rejectImplausible: true)
         let summary = try DriveRun(engine: engine, setup: start).run(&source, into: &sidecar)

@@ -1,8 +1,8 @@
 import PeripheryCore
 import PeripheryGeometry
 
-/// The one wiring of `MountCalibrator` to a recorded drive, shared by `periphery calibrate`
-/// (`DriveMountCalibration`) and by `PerceptionEngine.mountCalibrator` under `run --auto-pitch`,
+/// The one wiring of `MountCalibrator` to a recorded drive (through `DriveMountCalibration`, which
+/// `periphery calibrate` runs and `run --auto-pitch` hands to `PerceptionEngine.mountCalibrator`),
 /// so that the two see the same roll, gyro bias, frames and readings and agree.
 extension DriveDirectory {
     /// The mount roll the drive's gravity readings give (`GravityPose`), or nil without them; and

@@ -23,12 +23,12 @@ public struct DriveMountCalibration {
         guard let intrinsics = setup?.intrinsics ?? drive.frames.first?.intrinsics else {
             throw .noCamera(path: drive.path)
         }
+        calibrator = drive.mountCalibrator(intrinsics: intrinsics, pose: setup?.pose ?? .fallback, gyroBias: gyroBias)
         var pose = setup?.pose ?? .fallback
-        if let roll = drive.gravityRoll.roll { pose.roll = roll }
+        pose.roll = calibrator.roll
         self.drive = drive
         self.intrinsics = intrinsics
         self.pose = pose
-        calibrator = drive.mountCalibrator(intrinsics: intrinsics, pose: pose, gyroBias: gyroBias)
     }
 
     /// Feeds the first `maxFrames` frames to the calibrator, calling `progress` with the number

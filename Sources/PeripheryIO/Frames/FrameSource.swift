@@ -13,7 +13,8 @@ public struct SourceFrame: Sendable {
     public var intrinsics: CameraIntrinsics?
     /// Ego motion since the previous frame, when the source records motion.
     public var ego: EgoDelta?
-    /// Speed (m/s) and gyro readings up to this frame, for the mount calibrator (`MountMotion`).
+    /// Speed (m/s) and gyro readings up to this frame, for the mount calibrator
+    /// (`DriveDirectory.mountMotion(at:)`).
     public var motion: (speed: Double?, gyro: [GyroSample])?
 
     /// Creates a frame.
