@@ -9,11 +9,11 @@ enum BitmapFont {
     /// Rows of a glyph.
     static let glyphHeight = 7
     /// Horizontal distance between character origins, pixels at scale 1.
-    public static let advance = 6
+    static let advance = 6
 
     /// The glyph of a character: `glyphHeight` rows, top first; bit `glyphWidth − 1` is the leftmost
     /// column.
-    public static func rows(for character: Character) -> [UInt8] {
+    static func rows(for character: Character) -> [UInt8] {
         guard let ascii = character.asciiValue, ascii >= 32, ascii < 127 else {
             return glyphs[Int(UInt8(ascii: "?")) - 32]
         }
@@ -27,7 +27,7 @@ enum BitmapFont {
     }
 
     /// Size in pixels of one line of text at an integer scale, without trailing spacing.
-    public static func size(of text: String, scale: Int = 1) -> (width: Int, height: Int) {
+    static func size(of text: String, scale: Int = 1) -> (width: Int, height: Int) {
         let s = max(scale, 1)
         let count = text.count
         return (count == 0 ? 0 : (count * advance - 1) * s, glyphHeight * s)

@@ -12,11 +12,11 @@ public struct CameraOverlay: Sendable {
     public var calibration: CameraCalibration
     /// Presentation-only shift of the camera to the right, metres (the replay demo's `cameraRight`):
     /// the camera is drawn as if at lateral `pose.lateralOffset − cameraRight`.
-    var cameraRight: Double
+    public var cameraRight: Double
     /// Whether to draw the horizon and the range ladder.
-    var showsGuides: Bool
+    public var showsGuides: Bool
     /// Forward distances of the range ladder, metres.
-    var guideRanges: [Double]
+    public var guideRanges: [Double]
 
     /// Creates an overlay for a camera.
     public init(
@@ -33,13 +33,13 @@ public struct CameraOverlay: Sendable {
     static let displayRange = 40.0
 
     /// Half the network's horizontal field of view, `atan(512 / (2 · focal_net))`, radians.
-    var halfFieldOfView: Double {
+    public var halfFieldOfView: Double {
         atan(Double(Safety40.inputWidth) / (2 * calibration.crop.achievedFocal))
     }
 
     /// The calibration the boxes are projected with: `calibration` with the camera moved right by
     /// `cameraRight`.
-    var projector: CameraCalibration {
+    public var projector: CameraCalibration {
         guard cameraRight != 0 else { return calibration }
         var pose = calibration.setup.pose
         pose.lateralOffset -= cameraRight

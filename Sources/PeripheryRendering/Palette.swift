@@ -4,18 +4,18 @@ import PeripheryGeometry
 /// The reference's drawing colours (visualization §10.1).
 enum Palette {
     /// Track in motion, `#e8a33d`.
-    public static let moving = Colour(red: 0.910, green: 0.639, blue: 0.239)
+    static let moving = Colour(red: 0.910, green: 0.639, blue: 0.239)
     /// Parked track, `#94a2b0`.
-    public static let parked = Colour(red: 0.580, green: 0.635, blue: 0.690)
+    static let parked = Colour(red: 0.580, green: 0.635, blue: 0.690)
     /// Track whose motion is not known yet, `#6b7885`.
-    public static let unknown = Colour(red: 0.420, green: 0.471, blue: 0.522)
+    static let unknown = Colour(red: 0.420, green: 0.471, blue: 0.522)
 
     /// Page background behind the world view, `#0f1317`.
-    public static let ground = Colour(hex: 0x0F1317)
+    static let ground = Colour(hex: 0x0F1317)
     /// Road-plane fill, `#1f262e`.
     static let panel2 = Colour(hex: 0x1F262E)
     /// Hairlines, `#2c353e`.
-    public static let line = Colour(hex: 0x2C353E)
+    static let line = Colour(hex: 0x2C353E)
     /// Secondary ink, `#94a2b0`.
     static let ink2 = Colour(hex: 0x94A2B0)
     /// Tertiary ink, `#6b7885`.
@@ -31,11 +31,11 @@ enum Palette {
     /// Fill of the ego car: `ink2` at 12 % opacity.
     static let parkedSoft = ink2.opacity(0.12)
     /// Cabin walls.
-    public static let cabin = Colour(red: 0.188, green: 0.243, blue: 0.282, alpha: 0.68)
+    static let cabin = Colour(red: 0.188, green: 0.243, blue: 0.282, alpha: 0.68)
     /// Cabin roof.
     static let cabinTop = Colour(red: 0.251, green: 0.322, blue: 0.369, alpha: 0.72)
     /// Windows.
-    public static let glass = Colour(red: 0.698, green: 0.827, blue: 0.863, alpha: 0.32)
+    static let glass = Colour(red: 0.698, green: 0.827, blue: 0.863, alpha: 0.32)
 
     /// Background of the split view.
     static let splitBackground = Colour(red: 0.035, green: 0.043, blue: 0.051)
@@ -48,7 +48,7 @@ enum Palette {
     static let rangeGuide = Colour(red: 1.0, green: 0.8, blue: 0.0, alpha: 0.55)
 
     /// The colour of a motion state.
-    public static func colour(for state: TrackedVehicle.MotionState) -> Colour {
+    static func colour(for state: TrackedVehicle.MotionState) -> Colour {
         switch state {
         case .moving: moving
         case .parked: parked

@@ -6,13 +6,13 @@ import PeripheryGeometry
 /// an optional caption strip across the bottom.
 struct SplitLayout: Sendable, Hashable {
     /// The camera pane.
-    public var camera: PixelRect
+    var camera: PixelRect
     /// The HUD under the camera pane (what is left of the left column).
     var hud: PixelRect
     /// The world view.
-    public var world: PixelRect
+    var world: PixelRect
     /// The caption strip across the bottom; empty when there is no caption.
-    public var caption: PixelRect
+    var caption: PixelRect
 
     /// Narrowest camera pane, pixels.
     static let minimumCameraWidth = 260
@@ -22,7 +22,7 @@ struct SplitLayout: Sendable, Hashable {
     static let cameraAspect = 2.0
 
     /// Lays out a `width × height` picture with a caption strip `captionHeight` pixels high (0 for none).
-    public init(width: Int, height: Int, captionHeight: Int = 0) {
+    init(width: Int, height: Int, captionHeight: Int = 0) {
         let strip = min(max(captionHeight, 0), height)
         let body = height - strip
         let fraction = Int((SplitLayout.cameraFraction * Double(width)).rounded())

@@ -17,11 +17,11 @@ public struct VehicleProfile: Sendable, Hashable {
     /// Window panes drawn on the roof; empty when the shape has none.
     public var glass: [[SIMD2<Double>]]
     /// Top of the body walls as a fraction of the height.
-    var bodyZ: Double
+    public var bodyZ: Double
     /// Top of the cabin walls as a fraction of the height.
-    var roofZ: Double
+    public var roofZ: Double
     /// Height used when the track's height is not finite or is ≤ 0.2 m.
-    var defaultHeight: Double
+    public var defaultHeight: Double
 
     /// Creates a profile.
     public init(
@@ -43,7 +43,7 @@ public struct VehicleProfile: Sendable, Hashable {
     }
 
     /// Whether the roof gets the windscreen seam (the reference skips it for bodyZ 0.40 and 0.35).
-    var hasSeam: Bool { !glass.isEmpty && bodyZ != 0.40 && bodyZ != 0.35 }
+    public var hasSeam: Bool { !glass.isEmpty && bodyZ != 0.40 && bodyZ != 0.35 }
 
     /// The reference's profile choice: large vehicle → truck, two-wheeler → bike, pedestrian →
     /// pedestrian, otherwise SUV when longer than 5.2 m or wider than 2.1 m, else car.

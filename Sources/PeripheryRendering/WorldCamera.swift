@@ -13,7 +13,7 @@ public struct WorldCamera: Sendable, Hashable {
     /// Downward tilt, radians.
     public var tilt: Double
     /// Forward position of the aim point, metres.
-    var aim: Double
+    public var aim: Double
     /// Distance from the aim point back to the camera, metres.
     public var distance: Double
 

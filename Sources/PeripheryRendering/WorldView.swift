@@ -9,9 +9,9 @@ public struct WorldView: Sendable {
     /// Focal length of the network input, pixels; sets the drawn sensor field of view.
     public var networkFocal: Double
     /// Downward tilt of the virtual camera, degrees (clamped to `tiltRange` when drawn).
-    var tiltDegrees: Double
+    public var tiltDegrees: Double
     /// Presentation-only shift of the camera to the right, metres (moves the field-of-view apex).
-    var cameraRight: Double
+    public var cameraRight: Double
 
     /// Default tilt, degrees.
     public static let defaultTiltDegrees = 20.0
@@ -35,7 +35,7 @@ public struct WorldView: Sendable {
     }
 
     /// The network's horizontal field of view, `2 · atan(512 / (2 · focal))`, radians.
-    var horizontalFieldOfView: Double {
+    public var horizontalFieldOfView: Double {
         2 * atan(Double(Safety40.inputWidth) / (2 * networkFocal))
     }
 

@@ -5,7 +5,7 @@ import PeripheryGeometry
 enum Footprint {
     /// Whether two convex polygons (vertices in order) come closer than `margin` along any
     /// separating axis of their edges; `margin` 0 is the plain separating-axis overlap test.
-    public static func overlap(_ a: [SIMD2<Double>], _ b: [SIMD2<Double>], margin: Double) -> Bool {
+    static func overlap(_ a: [SIMD2<Double>], _ b: [SIMD2<Double>], margin: Double) -> Bool {
         for polygon in [a, b] {
             for i in polygon.indices {
                 let edge = polygon[(i + 1) % polygon.count] - polygon[i]

@@ -16,7 +16,7 @@ public struct RoadCentreline: Sendable, Hashable {
         /// Length of the piece, metres.
         public var length: Double
         /// Curvature, 1/m (positive turns left).
-        var curvature: Double
+        public var curvature: Double
         /// World position of the piece's start.
         public var origin: SIMD2<Double>
         /// Heading at the piece's start, radians.

@@ -9,17 +9,17 @@ public struct SceneRenderer: Sendable, Hashable {
     /// Rendering options.
     public struct Options: Sendable, Hashable {
         /// Amplitude of the world-fixed texture noise, relative to the surface colour.
-        var textureNoise: Double
+        public var textureNoise: Double
         /// Standard deviation of the per-pixel sensor noise, 8-bit levels.
-        var sensorNoise: Double
+        public var sensorNoise: Double
         /// Whether to jitter exposure (±15 %) and white balance (±6 % per channel) from the seed.
-        var photometricJitter: Bool
+        public var photometricJitter: Bool
         /// Mixed with the scene seed to seed noise and jitter.
         public var noiseSeed: UInt64
         /// Smallest number of visible pixels for a label to count as visible.
-        var minimumVisiblePixels: Int
+        public var minimumVisiblePixels: Int
         /// Distance at which the haze reaches about 63 %, metres.
-        var hazeDistance: Double
+        public var hazeDistance: Double
         /// Standard deviation of a Gaussian blur applied to the finished picture (defocus, motion),
         /// pixels; 0 for none. Labels are unaffected.
         public var blurSigma: Double = 0

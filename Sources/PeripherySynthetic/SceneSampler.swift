@@ -5,13 +5,13 @@ import PeripheryGeometry
 /// Draws synthetic scenes deterministically from a seed.
 public struct SceneSampler: Sendable, Hashable {
     /// Largest number of vehicles in a scene.
-    var maxVehicles: Int
+    public var maxVehicles: Int
     /// Forward range of vehicle centres, metres.
     public var forwardRange: ClosedRange<Double>
     /// Largest lateral offset of a vehicle centre, metres.
-    var lateralLimit: Double
+    public var lateralLimit: Double
     /// Smallest gap kept between vehicle footprints, metres.
-    var clearance: Double
+    public var clearance: Double
     /// Two-wheelers placed in the lanes 5.5–10.5 m ahead before the other traffic is drawn.
     ///
     /// Training data for the near field: at these distances a rider's lower half often falls

@@ -8,15 +8,15 @@ public struct SyntheticBox: Sendable, Hashable {
     /// Centre of the box.
     public var centre: SIMD3<Double>
     /// Half extents along the box's heading, across it and up.
-    var halfExtents: SIMD3<Double>
+    public var halfExtents: SIMD3<Double>
     /// Heading, radians counter-clockwise from vehicle x.
     public private(set) var yaw: Double
     /// Base colour, linear RGB in 0…1.
     public var colour: SIMD3<Double>
     /// Heights (absolute z) at which the side faces are glass instead of `colour`, if any.
-    var glassBand: ClosedRange<Double>?
+    public var glassBand: ClosedRange<Double>?
     /// Whether the surface is rubber-dark and unshaded by texture (wheels).
-    var isRubber: Bool
+    public var isRubber: Bool
     let cosYaw: Double
     let sinYaw: Double
 

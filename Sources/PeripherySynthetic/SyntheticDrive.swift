@@ -22,8 +22,8 @@ public struct SyntheticDrive: Sendable {
         /// Yaw rate, rad/s (positive left).
         public var yawRate: Double
         /// Body pitch over the road from bumps, radians (nose up positive), and its rate.
-        var bumpPitch: Double
-        var bumpPitchRate: Double
+        public var bumpPitch: Double
+        public var bumpPitchRate: Double
     }
 
     /// A vehicle of the traffic: where it is on the road at time 0 and how it moves.

@@ -7,7 +7,7 @@ public struct SyntheticFrame: Sendable, Hashable {
     public var image: RGBImage
     /// Per pixel (row-major), the index in `SyntheticScene.vehicles` of the vehicle seen there,
     /// or −1 where no vehicle is seen.
-    var vehicleIDs: [Int32]
+    public var vehicleIDs: [Int32]
     /// One label per scene vehicle, in scene order.
     public var labels: [SyntheticLabel]
 
@@ -21,28 +21,28 @@ public struct SyntheticFrame: Sendable, Hashable {
 /// The label of one scene vehicle in one frame.
 public struct SyntheticLabel: Sendable, Hashable {
     /// Index in `SyntheticScene.vehicles`.
-    var vehicleIndex: Int
+    public var vehicleIndex: Int
     /// The 3-D box, vehicle frame, centre z = height / 2 for vehicles on the road.
     public var box: GroundTruthBox
     /// Pixels of the frame where this vehicle is the nearest surface.
-    var visiblePixels: Int
+    public var visiblePixels: Int
     /// Pixels of the frame the vehicle would cover with nothing else in the scene.
-    var unoccludedPixels: Int
+    public var unoccludedPixels: Int
     /// `1 − visiblePixels / unoccludedPixels` (0 when the vehicle covers no pixel of the frame).
     public var occlusion: Double
     /// Fraction of the projected 3-D box's 2-D bounding rectangle outside the frame (1 when the box
     /// is entirely behind the camera).
     public var truncation: Double
     /// Whether `visiblePixels` reaches the renderer's minimum.
-    var isVisible: Bool
+    public var isVisible: Bool
     /// Visible pixels inside the detector's view: the focal-matched crop of the frame
     /// (`FocalMatchedCrop`), the only part of the frame the network is given.
-    var viewPixels: Int
+    public var viewPixels: Int
     /// Fraction of the projected 3-D box's 2-D bounding rectangle outside the detector's view.
-    var viewTruncation: Double
+    public var viewTruncation: Double
     /// Whether the detector can be asked to find the vehicle: `viewPixels` reaches the renderer's
     /// minimum and at most half of the vehicle's projection is outside the view (KITTI ignores
     /// objects truncated by more than 50 %). A visible vehicle not in view is labelled but does not
     /// count as one the detector should find (evaluation treats it as "don't care").
-    var isInView: Bool
+    public var isInView: Bool
 }

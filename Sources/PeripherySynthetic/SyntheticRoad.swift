@@ -7,27 +7,27 @@ import PeripheryGeometry
 /// oncoming traffic.
 public struct SyntheticRoad: Sendable, Hashable {
     /// Number of lanes (2…4).
-    var laneCount: Int
+    public var laneCount: Int
     /// Lanes of oncoming traffic, on the left.
-    var oppositeLanes: Int
+    public var oppositeLanes: Int
     /// Width of each lane, metres.
-    var laneWidth: Double
+    public var laneWidth: Double
     /// Lateral position of the right edge line's centre, metres.
-    var rightEdge: Double
+    public var rightEdge: Double
     /// Asphalt between each edge line and its kerb, metres.
-    var shoulderWidth: Double
+    public var shoulderWidth: Double
     /// Width of the dashed and centre lines, metres.
-    var markingWidth: Double
+    public var markingWidth: Double
     /// Width of the solid edge lines, metres.
-    var edgeLineWidth: Double
+    public var edgeLineWidth: Double
     /// Length of one dash, metres.
-    var dashLength: Double
+    public var dashLength: Double
     /// Distance from one dash start to the next, metres.
-    var dashPeriod: Double
+    public var dashPeriod: Double
     /// Forward position where a dash starts, metres.
-    var dashPhase: Double
+    public var dashPhase: Double
     /// Kerb height, metres.
-    var kerbHeight: Double
+    public var kerbHeight: Double
 
     /// Creates a road from all its dimensions.
     public init(
@@ -49,11 +49,11 @@ public struct SyntheticRoad: Sendable, Hashable {
     }
 
     /// Lateral position of the left edge line's centre.
-    var leftEdge: Double { rightEdge + Double(laneCount) * laneWidth }
+    public var leftEdge: Double { rightEdge + Double(laneCount) * laneWidth }
     /// Lateral position of the right kerb's road-side face.
-    var rightKerb: Double { rightEdge - shoulderWidth }
+    public var rightKerb: Double { rightEdge - shoulderWidth }
     /// Lateral position of the left kerb's road-side face.
-    var leftKerb: Double { leftEdge + shoulderWidth }
+    public var leftKerb: Double { leftEdge + shoulderWidth }
 
     /// Lateral centre of lane `index` (0 is the rightmost).
     func laneCentre(_ index: Int) -> Double { rightEdge + (Double(index) + 0.5) * laneWidth }
@@ -92,7 +92,7 @@ public struct RoadLine: Sendable, Hashable {
     /// Painted width, metres.
     public var width: Double
     /// Whether the line is broken into dashes.
-    var isDashed: Bool
+    public var isDashed: Bool
 }
 
 /// The kinds of ground the road plane shows.

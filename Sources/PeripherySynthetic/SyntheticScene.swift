@@ -8,19 +8,19 @@ public struct SyntheticScene: Sendable, Hashable {
     /// The road.
     public var road: SyntheticRoad
     /// Sky colour at the zenith, linear RGB 0…1.
-    var skyTop: SIMD3<Double>
+    public var skyTop: SIMD3<Double>
     /// Sky colour at the horizon, linear RGB 0…1.
-    var skyHorizon: SIMD3<Double>
+    public var skyHorizon: SIMD3<Double>
     /// Unit vector towards the sun (z > 0).
-    var sunDirection: SIMD3<Double>
+    public var sunDirection: SIMD3<Double>
     /// Asphalt colour.
-    var asphalt: SIMD3<Double>
+    public var asphalt: SIMD3<Double>
     /// Verge (grass) colour.
-    var verge: SIMD3<Double>
+    public var verge: SIMD3<Double>
     /// Lane-marking paint colour.
-    var paint: SIMD3<Double>
+    public var paint: SIMD3<Double>
     /// Kerbs, buildings, poles and trees.
-    var props: [SyntheticBox]
+    public var props: [SyntheticBox]
     /// Labelled vehicles.
     public var vehicles: [SyntheticVehicle]
     /// For a frame of a drive: where the vehicle frame sits on a curved road in the world. Road
@@ -55,18 +55,18 @@ public struct SyntheticScene: Sendable, Hashable {
 struct WorldPlacement: Sendable, Hashable {
     /// The road's centreline in the world frame; the scene's `SyntheticRoad` gives the lanes and
     /// markings across it (its lateral positions are offsets from the centreline).
-    public var centreline: RoadCentreline
+    var centreline: RoadCentreline
     /// World position of the vehicle-frame origin.
-    public var position: SIMD2<Double>
+    var position: SIMD2<Double>
     /// World heading of vehicle x, radians.
-    public var heading: Double
+    var heading: Double
     /// Arc lengths that can be in view (limits the road lookups).
-    public var window: ClosedRange<Double>
+    var window: ClosedRange<Double>
     /// Seeds the world-fixed textures (constant over a drive; the per-frame noise seed varies).
     var textureSeed: UInt64
 
     /// Creates a placement.
-    public init(centreline: RoadCentreline, position: SIMD2<Double>, heading: Double, window: ClosedRange<Double>, textureSeed: UInt64) {
+    init(centreline: RoadCentreline, position: SIMD2<Double>, heading: Double, window: ClosedRange<Double>, textureSeed: UInt64) {
         self.centreline = centreline
         self.position = position
         self.heading = heading
@@ -76,7 +76,7 @@ struct WorldPlacement: Sendable, Hashable {
 
     /// World coordinates of a vehicle-frame point (x, y; z is shared).
     @inline(__always)
-    public func world(_ p: SIMD3<Double>) -> SIMD3<Double> {
+    func world(_ p: SIMD3<Double>) -> SIMD3<Double> {
         let c = cos(heading), s = sin(heading)
         return SIMD3(position.x + c * p.x - s * p.y, position.y + s * p.x + c * p.y, p.z)
     }

@@ -17,7 +17,7 @@ public struct SyntheticVehicle: Sendable, Hashable {
     /// Length, width and height of the labelled box.
     public var size: SIMD3<Double>
     /// Whether the vehicle is parked at the kerb rather than driving in a lane.
-    var isParked: Bool
+    public var isParked: Bool
     /// The boxes the vehicle is drawn with.
     public var parts: [SyntheticBox]
 

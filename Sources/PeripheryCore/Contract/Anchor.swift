@@ -5,7 +5,7 @@ public struct Anchor: Sendable, Hashable {
     /// Grid y of the cell centre.
     public var y: Double
     /// Grid z of the box bottom.
-    var zBottom: Double
+    public var zBottom: Double
     /// Width along the anchor's own lateral axis.
     public var width: Double
     /// Length along the anchor's own heading.

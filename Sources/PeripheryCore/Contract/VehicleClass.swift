@@ -20,7 +20,7 @@ public enum VehicleClass: Int, Sendable, CaseIterable, Hashable, Codable {
     }
 
     /// Whether the operating point counts this class (labels 0, 1 and 2).
-    var isVehicle: Bool { self != .pedestrian }
+    public var isVehicle: Bool { self != .pedestrian }
 
     /// The labels the operating point counts.
     static let vehicleLabels: Set<Int> = [0, 1, 2]

@@ -4,7 +4,7 @@
 /// `length ≥ 0.9 · width`. Off in the goldens, on live and in replay.
 enum PlausibilityFilter {
     /// Closed ranges `(length, width, height)` in metres for a class.
-    public static func limits(
+    static func limits(
         for label: Int
     ) -> (length: ClosedRange<Double>, width: ClosedRange<Double>, height: ClosedRange<Double>) {
         switch VehicleClass(rawValue: label) {
@@ -16,7 +16,7 @@ enum PlausibilityFilter {
     }
 
     /// Whether the box is plausible for its class.
-    public static func isPlausible(_ d: Detection) -> Bool {
+    static func isPlausible(_ d: Detection) -> Bool {
         let l = limits(for: d.label)
         let base = d.box.z - d.box.height / 2
         return l.length.contains(d.box.length) && l.width.contains(d.box.width) && l.height.contains(d.box.height)

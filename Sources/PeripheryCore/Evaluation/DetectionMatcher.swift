@@ -14,9 +14,9 @@ public struct DetectionMatcher: Sendable, Hashable {
     /// Region outside which neither side counts.
     public var region: EvaluationRegion
     /// A pair matches only if its BEV centre distance is strictly below this, metres.
-    var matchDistance: Double
+    public var matchDistance: Double
     /// When set, neither side counts beyond this range `hypot(x, y)` (inclusive), metres.
-    var maxRange: Double?
+    public var maxRange: Double?
 
     /// The display threshold at which the seed's key results are reported.
     public static let displayThreshold: Float = 0.60

@@ -7,14 +7,14 @@ public struct DetectionReport: Sendable, Hashable {
     /// TP / FP / FN summed over frames.
     public var counts: MatchCounts
     /// The same, with both sides restricted to `hypot(x, y) ≤ 10 m` and matched separately.
-    var countsInside10m: MatchCounts
+    public var countsInside10m: MatchCounts
     /// Median BEV centre distance over true-positive pairs, metres.
-    var medianCentreError: Double?
+    public var medianCentreError: Double?
     /// Median |wrap(yaw_pred − yaw_gt)| over true-positive pairs, degrees in [0, 180].
-    var medianYawErrorDegrees: Double?
+    public var medianYawErrorDegrees: Double?
     /// Median predicted bottom height `z − height/2` over true-positive pairs, metres, signed
     /// (negative: boxes sink below the road).
-    var contactError: Double?
+    public var contactError: Double?
 
     /// Creates a report from its figures.
     public init(
@@ -34,9 +34,9 @@ public struct DetectionReport: Sendable, Hashable {
     /// TP / (TP + FN) over all frames (0 with no ground truth).
     public var recall: Double { counts.recall }
     /// 2PR / (P + R) (0 when both are 0).
-    var f1: Double { counts.f1 }
+    public var f1: Double { counts.f1 }
     /// Precision inside 10 m.
-    var precision10m: Double { countsInside10m.precision }
+    public var precision10m: Double { countsInside10m.precision }
     /// Recall inside 10 m.
-    var recall10m: Double { countsInside10m.recall }
+    public var recall10m: Double { countsInside10m.recall }
 }

@@ -4,11 +4,11 @@
 /// precision 0, no ground truth gives recall 0, and precision + recall = 0 gives F1 0.
 public struct MatchCounts: Sendable, Hashable {
     /// Predictions matched to a ground-truth box.
-    var truePositives: Int
+    public var truePositives: Int
     /// Predictions left unmatched.
-    var falsePositives: Int
+    public var falsePositives: Int
     /// Ground-truth boxes left unmatched.
-    var falseNegatives: Int
+    public var falseNegatives: Int
 
     /// Creates counts, all zero unless given.
     public init(truePositives: Int = 0, falsePositives: Int = 0, falseNegatives: Int = 0) {
@@ -24,7 +24,7 @@ public struct MatchCounts: Sendable, Hashable {
     public var recall: Double { Self.ratio(truePositives, truePositives + falseNegatives) }
 
     /// 2PR / (P + R), or 0 when P + R = 0.
-    var f1: Double {
+    public var f1: Double {
         let p = precision, r = recall
         return p + r > 0 ? 2 * p * r / (p + r) : 0
     }

@@ -12,20 +12,20 @@ public struct MatchedPair: Sendable, Hashable {
     }
 
     /// BEV centre distance between the two boxes, metres.
-    var centreDistance: Double {
+    public var centreDistance: Double {
         let dx = prediction.box.x - groundTruth.box.x, dy = prediction.box.y - groundTruth.box.y
         return (dx * dx + dy * dy).squareRoot()
     }
 
     /// Absolute heading difference, wrapped to [0, π] radians (opposite headings cost π).
-    var yawError: Double {
+    public var yawError: Double {
         abs((prediction.box.yaw - groundTruth.box.yaw).remainder(dividingBy: 2 * Double.pi))
     }
 
     /// `yawError` in degrees, in [0°, 180°].
-    var yawErrorDegrees: Double { yawError * 180 / Double.pi }
+    public var yawErrorDegrees: Double { yawError * 180 / Double.pi }
 
     /// The prediction's bottom height `z − height/2`, metres above the road plane z = 0
     /// (negative: the box sinks into the road).
-    var contactHeight: Double { prediction.box.z - prediction.box.height / 2 }
+    public var contactHeight: Double { prediction.box.z - prediction.box.height / 2 }
 }

@@ -8,7 +8,7 @@ public struct Matrix3: Sendable, Hashable {
     /// Middle row.
     public var row1: SIMD3<Double>
     /// Bottom row.
-    var row2: SIMD3<Double>
+    public var row2: SIMD3<Double>
 
     /// Creates a matrix from its rows.
     public init(rows r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>) {

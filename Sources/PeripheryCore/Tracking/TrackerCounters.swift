@@ -22,5 +22,5 @@ public struct TrackerCounters: Sendable, Hashable {
     }
 
     /// Detections and tracks suppressed together.
-    var suppressed: Int { detectionSuppressed + trackSuppressed }
+    public var suppressed: Int { detectionSuppressed + trackSuppressed }
 }

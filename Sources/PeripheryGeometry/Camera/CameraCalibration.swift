@@ -8,11 +8,11 @@ public struct CameraCalibration: Sendable, Hashable {
     /// The source-image crop and letterbox.
     public let crop: FocalMatchedCrop
     /// K of the 512 × 256 network input.
-    let networkIntrinsics: Matrix3
+    public let networkIntrinsics: Matrix3
     /// K of the 128 × 64 feature plane (network K with its first two rows divided by the stride).
-    let featureIntrinsics: Matrix3
+    public let featureIntrinsics: Matrix3
     /// `sensor_T_vehicle`.
-    let sensorFromVehicle: RigidTransform
+    public let sensorFromVehicle: RigidTransform
     /// The 3×4 map from homogeneous grid metres to homogeneous feature-plane pixels,
     /// `K_feat · S · (sensor_T_vehicle · GRID_TO_VEHICLE)[0:3, :]`.
     public let projection: Matrix3x4

@@ -93,7 +93,7 @@ public struct MountPose: Sendable, Hashable, Codable {
     }
 
     /// `sensor_T_vehicle = [R | −R·c]`: maps vehicle points into the camera's ISO 8855 sensor frame.
-    var sensorFromVehicle: RigidTransform {
+    public var sensorFromVehicle: RigidTransform {
         let r = vehicleToSensorRotation
         return RigidTransform(rotation: r, translation: -(r * cameraCentre))
     }

@@ -25,7 +25,7 @@ public enum CourseYaw {
         }
 
         /// Whether the fix may be used (the reference's gates).
-        var isUsable: Bool {
+        public var isUsable: Bool {
             course >= 0 && course.isFinite && heading.isFinite && speed > 5 && speed.isFinite
                 && (courseAccuracy.map { $0 >= 0 && $0 < 5 } ?? true)
         }

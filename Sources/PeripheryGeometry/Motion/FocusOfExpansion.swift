@@ -26,13 +26,13 @@ public struct FlowSample: Sendable, Hashable {
 /// (an overtaking vehicle filling the view, or reversing) is refused.
 public struct FocusOfExpansion: Sendable, Hashable {
     /// RANSAC iterations.
-    var iterations = 200
+    public var iterations = 200
     /// Distance of an inlier line from the candidate, pixels.
-    var inlierThreshold = 2.0
+    public var inlierThreshold = 2.0
     /// Fewest inliers for an estimate.
-    var minimumInliers = 30
+    public var minimumInliers = 30
     /// Share of inliers that must stream away from the estimate.
-    var minimumExpandingShare = 0.6
+    public var minimumExpandingShare = 0.6
 
     /// A default estimator (the reference constants).
     public init() {}
@@ -41,8 +41,8 @@ public struct FocusOfExpansion: Sendable, Hashable {
     public struct Estimate: Sendable, Hashable {
         /// The focus of expansion, pixels of the working image.
         public var point: SIMD2<Double>
-        var inliers: Int
-        var expandingShare: Double
+        public var inliers: Int
+        public var expandingShare: Double
     }
 
     /// Why a pair gave no estimate.

@@ -19,7 +19,7 @@ public struct GyroBias: Sendable {
 
     /// Fewest seconds of readings before `bias` reports anything but zero: over shorter spans the
     /// body's own pitching does not average out.
-    var minimumSpan = 20.0
+    public var minimumSpan = 20.0
 
     /// No readings yet.
     public init() {}

@@ -35,7 +35,7 @@ public final class MountCalibrator {
     /// Working-image width, pixels.
     public let workingWidth: Int
     /// Every `frameStride`-th frame is used.
-    let frameStride: Int
+    public let frameStride: Int
     /// The flow and FoE stages.
     public var flow = SparseOpticalFlow()
     public var estimator = FocusOfExpansion()

@@ -5,17 +5,17 @@ public struct PitchWindow: Sendable, Hashable {
     /// Gates and sizes of one use of the estimator.
     public struct Profile: Sendable, Hashable {
         /// Slowest speed that feeds the window, m/s (negative: no gate).
-        var minimumSpeed: Double
+        public var minimumSpeed: Double
         /// Fastest yaw rate that feeds it, rad/s.
-        var maximumYawRate: Double
+        public var maximumYawRate: Double
         /// Pairs kept.
         public var window: Int
         /// Pairs before the estimate is reported.
-        var samplesToReport: Int
+        public var samplesToReport: Int
         /// Pairs before it may be applied to the pose.
         public var samplesToApply: Int
         /// Whether a converged estimate may overwrite the mount pitch.
-        var writesToPose: Bool
+        public var writesToPose: Bool
 
         /// A profile from its gates and sizes (yaw rate in rad/s).
         public init(
@@ -76,11 +76,11 @@ public struct PitchWindow: Sendable, Hashable {
     /// Robust σ of the pitch, radians: half the 16th–84th percentile spread; 0 below 8 pairs.
     public var pitchSigma: Double { PitchWindow.robustSigma(pitches) }
     /// Median inlier count.
-    var medianInliers: Int? { PitchWindow.median(inliers.map(Double.init)).map { Int($0.rounded()) } }
+    public var medianInliers: Int? { PitchWindow.median(inliers.map(Double.init)).map { Int($0.rounded()) } }
     /// Share of the latest 60 attempts that were accepted.
     public var acceptRate: Double { attempts.isEmpty ? 0 : Double(attempts.filter { $0 }.count) / Double(attempts.count) }
     /// Whether enough pairs are in to show the estimate.
-    var isReportable: Bool { samples >= profile.samplesToReport }
+    public var isReportable: Bool { samples >= profile.samplesToReport }
     /// Whether the estimate may be applied to the mount.
     public var isConverged: Bool { profile.writesToPose && samples >= profile.samplesToApply }
 

@@ -113,17 +113,17 @@ public struct GreyPyramid: Sendable {
 /// vector is at least `minimumFlow` long. Scratch is allocated once per call, never per point.
 public struct SparseOpticalFlow: Sendable, Hashable {
     /// Grid spacing, pixels.
-    var gridStride = 4
+    public var gridStride = 4
     /// Half the side of the matching window, pixels.
-    var halfWindow = 4
+    public var halfWindow = 4
     /// Gauss–Newton steps per level at most.
-    var iterations = 10
+    public var iterations = 10
     /// Largest forward–backward round-trip error kept, pixels.
-    var forwardBackwardLimit = 0.5
+    public var forwardBackwardLimit = 0.5
     /// Shortest vector kept, pixels (the reference's 1.5).
-    var minimumFlow = 1.5
+    public var minimumFlow = 1.5
     /// Smallest eigenvalue of the window's structure tensor per pixel, grey levels².
-    var minimumTexture: Float = 4
+    public var minimumTexture: Float = 4
 
     /// The default tracker.
     public init() {}

@@ -20,7 +20,7 @@ public struct DriveDirectory: Sendable {
     /// Frames in name order.
     public let frames: [FrameEntry]
     /// Yaw-rate samples `(t, rad/s)` from `motion.csv`, in time order.
-    let yawRates: [(t: Double, rate: Double)]
+    public let yawRates: [(t: Double, rate: Double)]
     /// The gyro of `motion.csv`: rotation rate in device axes, in time order.
     public let gyro: [GyroSample]
     /// Gravity samples `(t, g in device axes)` from `motion.csv`, in time order.

@@ -40,7 +40,7 @@ public struct CPUFeatures: Sendable, Hashable {
     /// OpenBLAS 0.3.21 does not recognise some newer CPUs and falls back to Prescott (SSE3)
     /// kernels, 5–8× slower; choosing by features avoids that, and never picks a kernel whose
     /// instructions the CPU lacks (SkylakeX kernels on an AVX2-only CPU die with SIGILL).
-    var openBLASCoreType: String? {
+    public var openBLASCoreType: String? {
         let avx512 = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
         if avx512.allSatisfy(flags.contains) { return "SkylakeX" }
         if flags.contains("avx2") && flags.contains("fma") { return vendor == "AuthenticAMD" ? "Zen" : "Haswell" }

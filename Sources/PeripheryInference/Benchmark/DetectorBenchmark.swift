@@ -54,7 +54,7 @@ public enum DetectorBenchmark {
         public var stages: [String: Spread]
         public var preprocess: Preprocessing?
         public var threads: Int
-        var blasCore: String
+        public var blasCore: String
         public var precision: String
         public var kernel: String
         /// Per layer, when asked for.

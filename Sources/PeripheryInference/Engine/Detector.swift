@@ -195,13 +195,13 @@ public final class Detector {
     }
 
     /// Whether `detect` records per-layer timings in `layerTimings` (off by default).
-    var profilesLayers: Bool {
+    public var profilesLayers: Bool {
         get { profiled.profile != nil }
         set { profiled.profile = newValue ? [] : nil }
     }
 
     /// Per-layer timings of the last `detect` call, in execution order, when `profilesLayers` is on.
-    var layerTimings: [LayerTiming] { profiled.profile ?? [] }
+    public var layerTimings: [LayerTiming] { profiled.profile ?? [] }
 
     /// The network, whichever precision it runs in, as the profiler sees it.
     private var profiled: any LayerProfiling {

@@ -61,9 +61,9 @@ public struct PerceptionResult: Sendable {
     /// The calibration used: crop, achieved focal, pose.
     public var calibration: CameraCalibration
     /// Whether the calibration and LUT were rebuilt for this frame.
-    var rebuilt: Bool
+    public var rebuilt: Bool
     /// Whether the tracker was reset before this frame (reference reset rules).
-    var trackerReset: Bool
+    public var trackerReset: Bool
     /// Per-stage timings.
     public var timings: PerceptionTimings
 }

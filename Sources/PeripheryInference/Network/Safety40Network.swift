@@ -8,7 +8,7 @@ public struct LayerTiming: Sendable, Hashable {
     /// Wall time, milliseconds.
     public var milliseconds: Double
     /// Floating-point operations (2 per multiply-add), 0 for data movement.
-    var flops: Int
+    public var flops: Int
 
     /// Achieved GFLOP/s.
     public var gflopsPerSecond: Double { milliseconds > 0 ? Double(flops) / milliseconds / 1e6 : 0 }

@@ -14,7 +14,7 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Byte offsets of red, green and blue inside one pixel.
-    var channelOffsets: (red: Int, green: Int, blue: Int) {
+    public var channelOffsets: (red: Int, green: Int, blue: Int) {
         switch self {
         case .rgb8: (0, 1, 2)
         case .bgra8: (2, 1, 0)

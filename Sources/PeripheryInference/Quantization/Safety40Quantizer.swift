@@ -16,7 +16,7 @@ public final class Safety40Quantizer {
     private var histograms: [String: ActivationHistogram] = [:]
 
     /// Frames added so far.
-    var frameCount: Int { images.count }
+    public var frameCount: Int { images.count }
 
     /// A quantizer for FP32 weights.
     ///

@@ -33,9 +33,9 @@ public struct SelfCheckVectors: Sendable {
     /// Expected 3×4 projection, row-major.
     public var projection: [[Double]]
     /// Expected number of visible voxels.
-    var visibleVoxels: Int
+    public var visibleVoxels: Int
     /// Decode operating point of the goldens.
-    var decodeSettings: DecodeSettings
+    public var decodeSettings: DecodeSettings
     /// Expected detections in descending score.
     public var detections: [ExpectedDetection]
     /// Golden voxel points, float32 [6560 × 3].

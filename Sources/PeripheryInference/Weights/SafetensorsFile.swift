@@ -27,14 +27,14 @@ public struct SafetensorsFile: Sendable {
     /// Where a tensor lives in the data buffer.
     public struct TensorInfo: Sendable, Hashable {
         /// Element type.
-        let dtype: DType
+        public let dtype: DType
         /// Dimensions, outermost first.
         public let shape: [Int]
         /// Byte range inside the data buffer.
-        let byteRange: Range<Int>
+        public let byteRange: Range<Int>
 
         /// Number of elements.
-        var elementCount: Int { shape.reduce(1, *) }
+        public var elementCount: Int { shape.reduce(1, *) }
     }
 
     /// Largest accepted header, bytes (the format's own limit is 100 MB).

@@ -33,7 +33,7 @@ public struct SyntheticDataset: Sendable {
 
     /// Whether the frames are in the KITTI layout only (`image_2/`, `label_2/`, `calib/`, with our
     /// `calibration/` files beside them) rather than in `images/` and `labels/`.
-    var isKITTI: Bool {
+    public var isKITTI: Bool {
         !FileManager.default.fileExists(atPath: path + "/images") && FileManager.default.fileExists(atPath: path + "/image_2")
     }
 

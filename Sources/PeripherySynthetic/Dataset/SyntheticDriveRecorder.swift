@@ -25,17 +25,17 @@ public struct SyntheticDriveRecorder: Sendable {
     /// Sensor imperfections.
     public struct Sensors: Sendable, Hashable {
         /// Gyro white noise, rad/s (1σ per sample).
-        var gyroNoise = 0.003
+        public var gyroNoise = 0.003
         /// Largest gyro bias per axis, rad/s (drawn per drive).
-        var gyroBiasLimit = 0.003
+        public var gyroBiasLimit = 0.003
         /// Accelerometer and gravity noise, g (1σ).
-        var accelerometerNoise = 0.01
+        public var accelerometerNoise = 0.01
         /// GPS speed noise, m/s (1σ).
-        var speedNoise = 0.1
+        public var speedNoise = 0.1
         /// Motion sample rate, Hz.
-        var motionRate = 100.0
+        public var motionRate = 100.0
         /// GPS fix rate, Hz.
-        var locationRate = 1.0
+        public var locationRate = 1.0
 
         /// Default sensors.
         public init() {}
@@ -44,7 +44,7 @@ public struct SyntheticDriveRecorder: Sendable {
     /// Where to write.
     public let dataset: SyntheticDataset
     /// Sensor imperfections.
-    var sensors = Sensors()
+    public var sensors = Sensors()
     /// Rendering options (the noise seed is set per frame).
     public var renderOptions = SceneRenderer.Options()
     /// Whether to write the KITTI object layout too.
