@@ -66,7 +66,16 @@ python3 tools/compare_with_labels.py "$out/demo.json" docs/sample/synthetic/labe
 "$bin" synth --frames 3 --seed 11 --out "$out/synth-a" --width 320 --height 200
 "$bin" synth --frames 3 --seed 11 --out "$out/synth-b" --width 320 --height 200
 diff -r "$out/synth-a" "$out/synth-b"
-"$bin" eval --data "$out/synth-a" --json > "$out/eval.json"
+"$bin" eval --data "$out/synth-a" --json --matches "$out/matches.jsonl" > "$out/eval.json"
+python3 - "$out/eval.json" "$out/matches.jsonl" <<'PY'
+import json, sys
+report, lines = json.load(open(sys.argv[1])), [json.loads(l) for l in open(sys.argv[2])]
+assert [l["frame"] for l in lines] == [0, 1, 2], lines
+tp, fp, fn = (sum(len(l[k]) for l in lines) for k in ("matched", "false_positives", "missed"))
+assert tp + fn > 0 and all(len(p) == 2 and "score" in p[0] and "score" not in p[1] for l in lines for p in l["matched"]), lines
+assert abs(report["recall"] - tp / (tp + fn)) < 1e-12 and abs(report["precision"] - (tp / (tp + fp) if tp + fp else 0)) < 1e-12, (report, tp, fp, fn)
+print(f"eval --matches: {tp} matched, {fp} false positives, {fn} missed, as the report counts")
+PY
 "$bin" eval --data "$out/synth-a" --pitch-bias 0.5 --pitch-jitter 0.25 --json > /dev/null
 python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["frames"] == 3 and {"precision", "recall", "f1", "median_centre_error_m", "median_yaw_error_deg", "precision_10m", "recall_10m"} <= set(r), r; print("synth + eval: 3 frames")' "$out/eval.json"
 # The KITTI copy alone (with our calibration files) evaluates to the same numbers.
@@ -113,7 +122,8 @@ expect_failure() {  # expect_failure MESSAGE-PATTERN COMMAND...
 expect_failure "standard output: No space left on device" bash -c "\"$bin\" track --detections Tests/cli/detections.jsonl > /dev/full"
 expect_failure "standard output: No space left on device" bash -c "\"$bin\" selfcheck > /dev/full"
 mkdir -p "$out/limited"
-expect_failure "cannot write (write: File too large)" bash -c "ulimit -f 1; \"$bin\" track --detections Tests/cli/detections.jsonl --out \"$out/limited/tracks.jsonl\""
+cat Tests/cli/detections.jsonl Tests/cli/detections.jsonl Tests/cli/detections.jsonl > "$out/detections-3x.jsonl"  # over 1 KiB of tracks
+expect_failure "cannot write (write: File too large)" bash -c "ulimit -f 1; \"$bin\" track --detections \"$out/detections-3x.jsonl\" --out \"$out/limited/tracks.jsonl\""
 expect_failure "o.png: write failed" bash -c "ulimit -f 8; \"$bin\" detect docs/sample/frame.png --calibration docs/sample/calibration.json --overlay \"$out/limited/o.png\" > /dev/null"
 test -z "$(ls -A "$out/limited")" || { echo "partial output left behind:"; ls -la "$out/limited"; exit 1; }
 expect_failure "standard input: Is a directory" bash -c "\"$bin\" run --stdin-raw 320x200 --fps 10 --calibration Tests/cli/drive/calibration.json --out \"$out/stdin-dir\" < /"
@@ -151,5 +161,7 @@ echo "INT8: quantize from a drive and a dataset, detect, precision errors"
 # Long drives: the tracker over 100,000 synthetic frames with anomalies keeps flat memory and
 # resets on every anomaly (soak exits 1 otherwise).
 "$bin" soak --frames 100000
+"$bin" soak --frames 3000 --json > "$out/soak.json"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["failures"] == 0 and r["frames"] == 3000 and r["resets"] == 4 and r["rss_end_mb"] > 0, r; print("soak --json:", r)' "$out/soak.json"
 
 echo "CLI checks passed"

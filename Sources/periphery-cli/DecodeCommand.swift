@@ -37,19 +37,7 @@ enum DecodeCommand: Command {
             throw SafetensorsError.inFile(path: path, error)
         }
         let detections = Decoder.decode(head, settings: settings)
-        print(detectionsJSON(detections))
+        print(try JSONOutput.array(detections.map(DetectionRecord.init)))
         return 0
-    }
-
-    /// One object per line, fields in the documented order, numbers in shortest round-trip form.
-    static func detectionsJSON(_ detections: [Detection]) -> String {
-        let lines = detections.map { d in
-            let className = d.vehicleClass?.name ?? "unknown"
-            return """
-                  {\"score\": \(d.score), \"label\": \(d.label), \"class\": \"\(className)\", \"x\": \(d.box.x), \"y\": \(d.box.y), \"z\": \(d.box.z), \
-                \"length\": \(d.box.length), \"width\": \(d.box.width), \"height\": \(d.box.height), \"yaw\": \(d.box.yaw)}
-                """
-        }
-        return lines.isEmpty ? "[]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
     }
 }

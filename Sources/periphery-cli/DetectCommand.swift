@@ -53,7 +53,7 @@ enum DetectCommand: Command {
         let result = try engine.process(PerceptionFrame(
             pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))
 
-        let json = DecodeCommand.detectionsJSON(result.detections) + "\n"
+        let json = try JSONOutput.array(result.detections.map(DetectionRecord.init)) + "\n"
         if let out = args.value("json") {
             try OutputFile.write(Data(json.utf8), to: out)
             printError("\(result.detections.count) detections -> \(out)")

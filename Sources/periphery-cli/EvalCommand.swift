@@ -61,7 +61,7 @@ enum EvalCommand: Command {
             let result = try engine.process(PerceptionFrame(
                 pixels: try FramePixels(image), timestamp: Double(index), intrinsics: setup.intrinsics, pose: pose))
             let match = evaluation.add(predictions: result.detections, truth: truth)
-            if matchPath != nil { matchLines.append(Self.matchLine(frame: index, match)) }
+            if matchPath != nil { matchLines.append(try JSONOutput.line(MatchLine(frame: index, match))) }
         }
         if let matchPath {
             try OutputFile.write(Data(matchLines.map { $0 + "\n" }.joined().utf8), to: matchPath)
@@ -71,21 +71,31 @@ enum EvalCommand: Command {
         return 0
     }
 
-    /// One `--matches` line: the frame's pairs, false positives and misses (vehicle frame, metres,
-    /// radians).
-    static func matchLine(frame: Int, _ match: FrameMatch) -> String {
-        func box(_ b: GroundTruthBox) -> [String: Any] {
-            ["label": b.label, "x": b.box.x, "y": b.box.y, "z": b.box.z, "length": b.box.length, "width": b.box.width, "height": b.box.height, "yaw": b.box.yaw]
+    /// One `--matches` line: the frame's pairs (detection, label), false positives and misses
+    /// (vehicle frame, metres, radians).
+    struct MatchLine: Encodable {
+        var frame: Int
+        var matched: [[Box]]
+        var falsePositives: [Detection]
+        var missed: [GroundTruthBox]
+
+        /// A detection or a label, for the pairs.
+        enum Box: Encodable {
+            case detection(Detection), label(GroundTruthBox)
+
+            func encode(to encoder: any Encoder) throws {
+                switch self {
+                case .detection(let d): try d.encode(to: encoder)
+                case .label(let b): try b.encode(to: encoder)
+                }
+            }
         }
-        func detection(_ d: Detection) -> [String: Any] {
-            ["score": Double(d.score), "label": d.label, "x": d.box.x, "y": d.box.y, "z": d.box.z, "length": d.box.length, "width": d.box.width,
-             "height": d.box.height, "yaw": d.box.yaw]
+
+        init(frame: Int, _ match: FrameMatch) {
+            self.frame = frame
+            matched = match.pairs.map { [.detection($0.prediction), .label($0.groundTruth)] }
+            falsePositives = match.unmatchedPredictions
+            missed = match.unmatchedGroundTruth
         }
-        let object: [String: Any] = [
-            "frame": frame, "matched": match.pairs.map { [detection($0.prediction), box($0.groundTruth)] },
-            "false_positives": match.unmatchedPredictions.map(detection), "missed": match.unmatchedGroundTruth.map(box),
-        ]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 }

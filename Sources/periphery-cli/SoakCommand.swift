@@ -70,19 +70,41 @@ enum SoakCommand: Command {
         } else {
             failures.append("resident memory unreadable: /proc/self/statm could not be read or parsed")
         }
-        let mb = { (bytes: Int?) in bytes.map { String(format: "%.2f", Double($0) / 1_048_576) } ?? "null" }
+        let mb = { (bytes: Int?) in bytes.map { (Double($0) / 10_485.76).rounded() / 100 } }
         if args.flag("json") {
-            print("""
-                {\"frames\": \(frames), \"warmup\": \(warmup), \"seconds\": \(String(format: "%.3f", seconds)), \
-                \"rss_start_mb\": \(mb(startRSS)), \"rss_end_mb\": \(mb(endRSS)), \"resets\": \(resets), \
-                \"ids_issued\": \(idsIssued), \"peak_tracks\": \(peakTracks), \"failures\": \(failures.count)}
-                """)
+            print(try JSONOutput.line(Summary(
+                frames: frames, warmup: warmup, seconds: (seconds * 1000).rounded() / 1000, rssStartMb: mb(startRSS),
+                rssEndMb: mb(endRSS), resets: resets, idsIssued: idsIssued, peakTracks: peakTracks, failures: failures.count)))
         } else {
+            let megabytes = { (bytes: Int?) in mb(bytes).map { String(format: "%.2f", $0) } ?? "unreadable" }
             print("frames \(frames) after \(warmup) warm-up, \(String(format: "%.2f s, %.0f frames/s", seconds, Double(warmup + frames) / seconds))")
-            print("resident memory \(mb(startRSS)) MB after warm-up -> \(mb(endRSS)) MB at the end (\(String(format: "%+.2f", growth)) MB)")
+            print("resident memory \(megabytes(startRSS)) MB after warm-up -> \(megabytes(endRSS)) MB at the end (\(String(format: "%+.2f", growth)) MB)")
             print("tracker resets on anomalies \(resets), ids issued \(idsIssued), most confirmed tracks in a frame \(peakTracks)")
         }
         for failure in failures { printError("soak: \(failure)") }
         return failures.isEmpty ? 0 : 1
+    }
+
+    /// The `--json` summary; an unreadable resident memory is `null` (and a failure).
+    struct Summary: Encodable {
+        var frames, warmup: Int
+        var seconds: Double
+        var rssStartMb, rssEndMb: Double?
+        var resets, idsIssued, peakTracks, failures: Int
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(frames, forKey: .frames)
+            try c.encode(warmup, forKey: .warmup)
+            try c.encode(seconds, forKey: .seconds)
+            try c.encode(rssStartMb, forKey: .rssStartMb)
+            try c.encode(rssEndMb, forKey: .rssEndMb)
+            try c.encode(resets, forKey: .resets)
+            try c.encode(idsIssued, forKey: .idsIssued)
+            try c.encode(peakTracks, forKey: .peakTracks)
+            try c.encode(failures, forKey: .failures)
+        }
+
+        enum CodingKeys: String, CodingKey { case frames, warmup, seconds, rssStartMb, rssEndMb, resets, idsIssued, peakTracks, failures }
     }
 }

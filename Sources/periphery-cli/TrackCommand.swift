@@ -36,7 +36,7 @@ enum TrackCommand: Command {
         var output = ""
         for frame in frames {
             let tracks = replay.step(frame).tracks
-            output += outputLine(t: frame.t, tracks: tracks, counters: replay.tracker.counters) + "\n"
+            output += try JSONOutput.line(OutputLine(t: frame.t, tracks: tracks.map(TrackRecord.init), counters: replay.tracker.counters)) + "\n"
         }
         if let out = args.value("out") {
             try OutputFile.write(Data(output.utf8), to: out)
@@ -46,21 +46,32 @@ enum TrackCommand: Command {
         return 0
     }
 
-    static func outputLine(t: Double, tracks: [TrackedVehicle], counters: TrackerCounters) -> String {
-        let items = tracks.map { v in
-            let velocity = v.velocity.map { "[\($0.x), \($0.y)]" } ?? "null"
-            return """
-                {\"id\": \(v.id), \"x\": \(v.box.x), \"y\": \(v.box.y), \"z\": \(v.box.z), \
-                \"length\": \(v.box.length), \"width\": \(v.box.width), \"height\": \(v.box.height), \"yaw\": \(v.box.yaw), \
-                \"model_yaw\": \(v.modelYaw), \"heading_source\": \"\(v.headingSource.rawValue)\", \"label\": \(v.label), \"score\": \(v.score), \
-                \"hits\": \(v.hits), \"observed\": \(v.observed), \"state\": \"\(v.state.rawValue)\", \"velocity\": \(velocity)}
-                """
+    /// One output line: the frame's time, its confirmed tracks and the tracker's counters.
+    struct OutputLine: Encodable {
+        var t: Double
+        var tracks: [TrackRecord]
+        var counters: TrackerCounters
+    }
+
+    /// A track as `track` prints it: id, the box, then the tracker's view of it.
+    struct TrackRecord: Encodable {
+        var vehicle: TrackedVehicle
+
+        enum CodingKeys: String, CodingKey { case id, modelYaw, headingSource, label, score, hits, observed, state, velocity }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            let v = vehicle
+            try c.encode(v.id, forKey: .id)
+            try v.box.encode(to: encoder)
+            try c.encode(v.modelYaw, forKey: .modelYaw)
+            try c.encode(v.headingSource, forKey: .headingSource)
+            try c.encode(v.label, forKey: .label)
+            try c.encode(v.score, forKey: .score)
+            try c.encode(v.hits, forKey: .hits)
+            try c.encode(v.observed, forKey: .observed)
+            try c.encode(v.state, forKey: .state)
+            try c.encode(v.velocity.map { [$0.x, $0.y] }, forKey: .velocity)
         }
-        let c = counters
-        return """
-            {\"t\": \(t), \"tracks\": [\(items.joined(separator: ", "))], \"counters\": {\
-            \"births\": \(c.births), \"matches\": \(c.matches), \"detection_suppressed\": \(c.detectionSuppressed), \
-            \"track_suppressed\": \(c.trackSuppressed), \"ids_issued\": \(c.idsIssued)}}
-            """
     }
 }

@@ -1,5 +1,5 @@
 /// Running totals of a `VehicleTracker` since its last reset (`docs/tracker.md#82-inputs-and-outputs`).
-public struct TrackerCounters: Sendable, Hashable {
+public struct TrackerCounters: Sendable, Hashable, Codable {
     /// Tracks created.
     public var births = 0
     /// Track–detection pairs accepted.
