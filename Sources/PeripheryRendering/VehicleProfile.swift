@@ -7,24 +7,24 @@ import PeripheryGeometry
 ///
 /// The outlines are this project's own simple shapes; the reference's `MODEL_PROFILES` vertices are
 /// not part of the specification. The heights and default heights are the reference's.
-public struct VehicleProfile: Sendable, Hashable {
+package struct VehicleProfile: Sendable, Hashable {
     /// Name, for diagnostics.
-    public var name: String
+    package var name: String
     /// Outline of the lower body.
-    public var body: [SIMD2<Double>]
+    package var body: [SIMD2<Double>]
     /// Outline of the cabin (greenhouse, cargo box, rider, torso).
-    public var cabin: [SIMD2<Double>]
+    package var cabin: [SIMD2<Double>]
     /// Window panes drawn on the roof; empty when the shape has none.
-    public var glass: [[SIMD2<Double>]]
+    package var glass: [[SIMD2<Double>]]
     /// Top of the body walls as a fraction of the height.
-    public var bodyZ: Double
+    package var bodyZ: Double
     /// Top of the cabin walls as a fraction of the height.
-    public var roofZ: Double
+    package var roofZ: Double
     /// Height used when the track's height is not finite or is ≤ 0.2 m.
-    public var defaultHeight: Double
+    package var defaultHeight: Double
 
     /// Creates a profile.
-    public init(
+    package init(
         name: String, body: [SIMD2<Double>], cabin: [SIMD2<Double>], glass: [[SIMD2<Double>]], bodyZ: Double,
         roofZ: Double, defaultHeight: Double
     ) {
@@ -38,12 +38,12 @@ public struct VehicleProfile: Sendable, Hashable {
     }
 
     /// The height to draw a box of height `h` with: `h`, or the default when `h` is unusable.
-    public func height(for h: Double) -> Double {
+    package func height(for h: Double) -> Double {
         h.isFinite && h > 0.2 ? h : defaultHeight
     }
 
     /// Whether the roof gets the windscreen seam (the reference skips it for bodyZ 0.40 and 0.35).
-    public var hasSeam: Bool { !glass.isEmpty && bodyZ != 0.40 && bodyZ != 0.35 }
+    package var hasSeam: Bool { !glass.isEmpty && bodyZ != 0.40 && bodyZ != 0.35 }
 
     /// The reference's profile choice: large vehicle → truck, two-wheeler → bike, pedestrian →
     /// pedestrian, otherwise SUV when longer than 5.2 m or wider than 2.1 m, else car.
@@ -57,7 +57,7 @@ public struct VehicleProfile: Sendable, Hashable {
     }
 
     /// A saloon: chamfered body, greenhouse over the middle, windscreen and rear window.
-    public static let car = VehicleProfile(
+    package static let car = VehicleProfile(
         name: "car",
         body: mirrored([(0.50, 0.34), (0.45, 0.46), (0.36, 0.50), (-0.40, 0.50), (-0.48, 0.45), (-0.50, 0.36)]),
         cabin: mirrored([(0.22, 0.36), (0.12, 0.42), (-0.28, 0.42), (-0.36, 0.36)]),
@@ -95,7 +95,7 @@ public struct VehicleProfile: Sendable, Hashable {
         bodyZ: 0.40, roofZ: 0.82, defaultHeight: 0.95)
 
     /// A person: an octagonal footprint with a narrower torso on top.
-    public static let pedestrian = VehicleProfile(
+    package static let pedestrian = VehicleProfile(
         name: "pedestrian",
         body: mirrored([(0.50, 0.20), (0.20, 0.50), (-0.20, 0.50), (-0.50, 0.20)]),
         cabin: mirrored([(0.30, 0.12), (0.12, 0.40), (-0.12, 0.40), (-0.30, 0.12)]),

@@ -8,28 +8,28 @@ import PeripheryGeometry
 /// Positions along the road are the arc length `s` from the start and the signed lateral offset `d`
 /// (positive left of the direction of travel). Before the first piece and after the last the road
 /// continues straight.
-public struct RoadCentreline: Sendable, Hashable {
+package struct RoadCentreline: Sendable, Hashable {
     /// One piece: a straight (`curvature == 0`) or an arc of constant curvature (1/m, positive left).
-    public struct Piece: Sendable, Hashable {
+    package struct Piece: Sendable, Hashable {
         /// Arc length at the start of the piece.
-        public var start: Double
+        package var start: Double
         /// Length of the piece, metres.
-        public var length: Double
+        package var length: Double
         /// Curvature, 1/m (positive turns left).
-        public var curvature: Double
+        package var curvature: Double
         /// World position of the piece's start.
-        public var origin: SIMD2<Double>
+        package var origin: SIMD2<Double>
         /// Heading at the piece's start, radians.
-        public var heading: Double
+        package var heading: Double
     }
 
     /// The pieces in order of arc length.
-    public let pieces: [Piece]
+    package let pieces: [Piece]
 
     /// Lays out pieces of the given lengths and curvatures from `origin`, heading `heading`.
     ///
     /// - Precondition: at least one piece, every length positive.
-    public init(_ layout: [(length: Double, curvature: Double)], origin: SIMD2<Double> = .zero, heading: Double = 0) {
+    package init(_ layout: [(length: Double, curvature: Double)], origin: SIMD2<Double> = .zero, heading: Double = 0) {
         precondition(!layout.isEmpty && layout.allSatisfy { $0.length > 0 }, "a centreline needs pieces of positive length")
         var pieces: [Piece] = []
         var s = 0.0, p = origin, h = heading
@@ -43,10 +43,10 @@ public struct RoadCentreline: Sendable, Hashable {
     }
 
     /// Total length of the pieces.
-    public var length: Double { pieces.last.map { $0.start + $0.length } ?? 0 }
+    package var length: Double { pieces.last.map { $0.start + $0.length } ?? 0 }
 
     /// Position and heading of the centreline at arc length `s`.
-    public func pose(at s: Double) -> (position: SIMD2<Double>, heading: Double) {
+    package func pose(at s: Double) -> (position: SIMD2<Double>, heading: Double) {
         let piece = self.piece(at: s)
         let u = s - piece.start
         // Outside the laid-out range the road runs straight on.
@@ -66,7 +66,7 @@ public struct RoadCentreline: Sendable, Hashable {
     }
 
     /// World point at arc length `s` and lateral offset `d`.
-    public func point(s: Double, d: Double) -> SIMD2<Double> {
+    package func point(s: Double, d: Double) -> SIMD2<Double> {
         let (p, h) = pose(at: s)
         return p + d * SIMD2(-sin(h), cos(h))
     }

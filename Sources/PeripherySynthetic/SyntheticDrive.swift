@@ -54,7 +54,7 @@ public struct SyntheticDrive: Sendable {
     /// Length of the drive in seconds.
     public let duration: Double
     /// The road in the world frame.
-    public let centreline: RoadCentreline
+    package let centreline: RoadCentreline
     /// The ego's speed along the road, m/s.
     public let egoSpeed: Double
     let template: SyntheticScene

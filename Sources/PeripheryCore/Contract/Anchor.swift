@@ -1,22 +1,22 @@
 /// One BEV anchor box in grid metres: `[x, y, z_bottom, w, l, h, yaw]`.
-public struct Anchor: Sendable, Hashable {
+package struct Anchor: Sendable, Hashable {
     /// Grid x of the cell centre.
-    public var x: Double
+    package var x: Double
     /// Grid y of the cell centre.
-    public var y: Double
+    package var y: Double
     /// Grid z of the box bottom.
-    public var zBottom: Double
+    package var zBottom: Double
     /// Width along the anchor's own lateral axis.
-    public var width: Double
+    package var width: Double
     /// Length along the anchor's own heading.
-    public var length: Double
+    package var length: Double
     /// Height.
-    public var height: Double
+    package var height: Double
     /// Rotation in the grid frame, radians.
-    public var yaw: Double
+    package var yaw: Double
 
     /// Creates an anchor from its seven fields.
-    public init(x: Double, y: Double, zBottom: Double, width: Double, length: Double, height: Double, yaw: Double) {
+    package init(x: Double, y: Double, zBottom: Double, width: Double, length: Double, height: Double, yaw: Double) {
         self.x = x
         self.y = y
         self.zBottom = zBottom
@@ -27,15 +27,15 @@ public struct Anchor: Sendable, Hashable {
     }
 
     /// The seven fields in the reference row layout.
-    public var row: [Double] { [x, y, zBottom, width, length, height, yaw] }
+    package var row: [Double] { [x, y, zBottom, width, length, height, yaw] }
 }
 
 /// The 6720 Safety40 anchors (mmdet3d `AlignedAnchor3DRangeGenerator` ordering).
-public enum AnchorGrid {
+package enum AnchorGrid {
     /// `(x0, y0, z, x1, y1)` of the anchor range, grid metres.
-    public static let range = (x0: -10.0, y0: -0.5, z: -1.8, x1: 10.0, y1: 39.0)
+    package static let range = (x0: -10.0, y0: -0.5, z: -1.8, x1: 10.0, y1: 39.0)
     /// Anchor sizes `(w, l, h)` in order.
-    public static let sizes: [(width: Double, length: Double, height: Double)] = [
+    package static let sizes: [(width: Double, length: Double, height: Double)] = [
         (0.866, 2.5981, 1.0), (0.5774, 1.7321, 1.0), (1.0, 1.0, 1.0), (0.4, 0.4, 1.0),
     ]
     /// Anchor rotations in order, radians.
@@ -49,7 +49,7 @@ public enum AnchorGrid {
     }
 
     /// All anchors in candidate order.
-    public static let anchors: [Anchor] = {
+    package static let anchors: [Anchor] = {
         var result: [Anchor] = []
         result.reserveCapacity(Safety40.candidateCount)
         let nx = Double(Safety40.headCellsX), ny = Double(Safety40.headCellsY)

@@ -2,11 +2,11 @@
 ///
 /// `x = (pixel − mean) / std`. Pixels are not divided by 255 first, and the letterbox canvas is
 /// filled with `mean`, so padding is exactly 0 after normalisation.
-public enum ImageNormalization {
+package enum ImageNormalization {
     /// Channel means (R, G, B) on the 0–255 scale.
-    public static let mean: SIMD3<Float> = [123.675, 116.28, 103.53]
+    package static let mean: SIMD3<Float> = [123.675, 116.28, 103.53]
     /// Channel standard deviations (R, G, B) on the 0–255 scale.
-    public static let std: SIMD3<Float> = [58.395, 57.12, 57.375]
+    package static let std: SIMD3<Float> = [58.395, 57.12, 57.375]
 
     /// Normalises one RGB pixel.
     @inlinable

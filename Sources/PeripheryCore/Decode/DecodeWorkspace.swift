@@ -1,7 +1,7 @@
 /// Reusable scratch for decoding: kept between calls, so that a warm decode allocates nothing.
 ///
 /// Not shared between threads: one per decoding thread, like the detector that owns it.
-public struct DecodeWorkspace: Sendable {
+package struct DecodeWorkspace: Sendable {
     /// Candidates that passed the threshold, region and filters, in candidate order.
     var candidates: [Detection] = []
     /// NMS ranking of `candidates`.
@@ -10,5 +10,5 @@ public struct DecodeWorkspace: Sendable {
     var suppressed: [Bool] = []
 
     /// An empty workspace; its buffers grow to the largest frame decoded with it.
-    public init() {}
+    package init() {}
 }

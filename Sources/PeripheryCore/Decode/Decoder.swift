@@ -17,7 +17,7 @@ public enum Decoder {
 
     /// Decodes all candidates into `detections` (replacing its contents), the NMS keepers in
     /// descending score; with a warm `workspace` and enough capacity it allocates nothing.
-    public static func decode(
+    package static func decode(
         _ head: HeadOutputs, settings: DecodeSettings, workspace: inout DecodeWorkspace, into detections: inout [Detection]
     ) {
         workspace.candidates.removeAll(keepingCapacity: true)

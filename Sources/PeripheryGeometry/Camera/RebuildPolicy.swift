@@ -2,7 +2,7 @@
 ///
 /// Rebuilding costs a LUT build per frame, and angle noise below ~0.03° moves no voxel, so small
 /// changes are ignored.
-public enum RebuildPolicy {
+package enum RebuildPolicy {
     /// Angle change (pitch, roll or yaw) that triggers a rebuild, radians (~0.03°).
     static let angleThreshold = 0.0005
     /// Height or lateral offset change that triggers a rebuild, metres.
@@ -13,7 +13,7 @@ public enum RebuildPolicy {
     /// True if pitch, roll or yaw moved by more than 0.0005 rad, height by more than 5 mm, fx
     /// changed at all, or the frame width changed. Lateral offset (not in the reference, where it is
     /// always 0) follows the height rule. Changes of forwardOfOrigin, cx or cy alone do not rebuild.
-    public static func needsRebuild(old: CameraSetup, new: CameraSetup) -> Bool {
+    package static func needsRebuild(old: CameraSetup, new: CameraSetup) -> Bool {
         let a = old.pose, b = new.pose
         return abs(a.pitch - b.pitch) > angleThreshold
             || abs(a.roll - b.roll) > angleThreshold

@@ -5,19 +5,19 @@
 /// known (≥ 0) with an accuracy under 5°, and the speed is over 5 m/s; the estimate is the median of
 /// the differences, each wrapped to ±180°. It needs a heading in a true-north frame: a magnetic or
 /// arbitrary-reference heading gives a constant offset, not the mount.
-public enum CourseYaw {
+package enum CourseYaw {
     /// One GPS fix with the camera heading at its time (degrees, clockwise from north).
-    public struct Fix: Sendable, Hashable {
+    package struct Fix: Sendable, Hashable {
         /// GPS course over ground, degrees clockwise from north.
-        public var course: Double
+        package var course: Double
         /// Its accuracy, degrees, when the receiver gives one.
-        public var courseAccuracy: Double?
+        package var courseAccuracy: Double?
         /// Speed over ground, m/s, and the camera heading, degrees clockwise from north.
-        public var speed: Double
-        public var heading: Double
+        package var speed: Double
+        package var heading: Double
 
         /// A fix; a nil accuracy is taken as good enough.
-        public init(course: Double, courseAccuracy: Double?, speed: Double, heading: Double) {
+        package init(course: Double, courseAccuracy: Double?, speed: Double, heading: Double) {
             self.course = course
             self.courseAccuracy = courseAccuracy
             self.speed = speed
@@ -25,14 +25,14 @@ public enum CourseYaw {
         }
 
         /// Whether the fix may be used (the reference's gates).
-        public var isUsable: Bool {
+        package var isUsable: Bool {
             course >= 0 && course.isFinite && heading.isFinite && speed > 5 && speed.isFinite
                 && (courseAccuracy.map { $0 >= 0 && $0 < 5 } ?? true)
         }
     }
 
     /// The median mount yaw of the usable fixes, radians, and how many there were; nil without any.
-    public static func estimate(_ fixes: [Fix]) -> (yaw: Double, fixes: Int)? {
+    package static func estimate(_ fixes: [Fix]) -> (yaw: Double, fixes: Int)? {
         let differences = fixes.filter(\.isUsable).map { fix in
             (fix.course - fix.heading).remainder(dividingBy: 360) * .pi / 180
         }

@@ -3,14 +3,14 @@ import PeripheryCore
 
 /// One optical-flow vector: where a point was in the first frame and how far it moved by the second,
 /// pixels of the working image.
-public struct FlowSample: Sendable, Hashable {
+package struct FlowSample: Sendable, Hashable {
     /// Position in the first frame.
-    public var position: SIMD2<Double>
+    package var position: SIMD2<Double>
     /// Displacement to the second frame.
-    public var flow: SIMD2<Double>
+    package var flow: SIMD2<Double>
 
     /// Creates a sample.
-    public init(position: SIMD2<Double>, flow: SIMD2<Double>) {
+    package init(position: SIMD2<Double>, flow: SIMD2<Double>) {
         self.position = position
         self.flow = flow
     }
@@ -24,29 +24,29 @@ public struct FlowSample: Sendable, Hashable {
 /// reference's xorshift seed) finds the point most lines pass near, and least squares over the
 /// winner's inliers refines it. A field that converges on the point instead of leaving it
 /// (an overtaking vehicle filling the view, or reversing) is refused.
-public struct FocusOfExpansion: Sendable, Hashable {
+package struct FocusOfExpansion: Sendable, Hashable {
     /// RANSAC iterations.
-    public var iterations = 200
+    package var iterations = 200
     /// Distance of an inlier line from the candidate, pixels.
-    public var inlierThreshold = 2.0
+    package var inlierThreshold = 2.0
     /// Fewest inliers for an estimate.
-    public var minimumInliers = 30
+    package var minimumInliers = 30
     /// Share of inliers that must stream away from the estimate.
-    public var minimumExpandingShare = 0.6
+    package var minimumExpandingShare = 0.6
 
     /// A default estimator (the reference constants).
-    public init() {}
+    package init() {}
 
     /// An estimate: the point, its inlier count and the share of inliers moving away from it.
-    public struct Estimate: Sendable, Hashable {
+    package struct Estimate: Sendable, Hashable {
         /// The focus of expansion, pixels of the working image.
-        public var point: SIMD2<Double>
-        public var inliers: Int
-        public var expandingShare: Double
+        package var point: SIMD2<Double>
+        package var inliers: Int
+        package var expandingShare: Double
     }
 
     /// Why a pair gave no estimate.
-    public enum Failure: Error, Sendable, Hashable {
+    package enum Failure: Error, Sendable, Hashable {
         /// Too few usable vectors to start (`count` of the `needed`).
         case tooFewVectors(count: Int, needed: Int)
         /// No candidate gathered `minimumInliers` lines.
@@ -70,7 +70,7 @@ public struct FocusOfExpansion: Sendable, Hashable {
     }
 
     /// The focus of expansion of `samples`, searched within four focal lengths of the principal point.
-    public func estimate(_ samples: [FlowSample], fx: Double, fy: Double, cx: Double, cy: Double) -> Result<Estimate, Failure> {
+    package func estimate(_ samples: [FlowSample], fx: Double, fy: Double, cx: Double, cy: Double) -> Result<Estimate, Failure> {
         // Lines n·p = offset through each point along its flow; zero vectors carry no direction.
         var normals: [SIMD2<Double>] = [], offsets: [Double] = [], kept: [FlowSample] = []
         for s in samples {

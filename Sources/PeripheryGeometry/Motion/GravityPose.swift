@@ -2,13 +2,13 @@ import Foundation
 
 /// Where a mount value came from; a value may only be overwritten by one of equal or higher rank
 /// (`docs/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`, `#93-gravity-roll-and-course-yaw`).
-public enum PoseProvenance: Int, Sendable, Hashable, Comparable, CaseIterable {
+package enum PoseProvenance: Int, Sendable, Hashable, Comparable, CaseIterable {
     case fallback = 0
     case gravity = 1
     case manual = 2
     case estimated = 3
 
-    public static func < (a: PoseProvenance, b: PoseProvenance) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: PoseProvenance, b: PoseProvenance) -> Bool { a.rawValue < b.rawValue }
 
     /// Whether a value of provenance `source` may replace one of this provenance.
     func mayBeOverwritten(by source: PoseProvenance) -> Bool { source >= self }
@@ -18,19 +18,19 @@ public enum PoseProvenance: Int, Sendable, Hashable, Comparable, CaseIterable {
 /// `asin(g.z)` (mount plus road grade) and roll `atan2(−g.y, −g.x)`, each smoothed by an EMA
 /// `0.98·old + 0.02·new` per sample (τ ≈ 0.5 s at 100 Hz). A roll beyond 25° is not a landscape
 /// mount the pipeline can use: roll then reads 0 and `rollUnrecoverable` is set.
-public struct GravityPose: Sendable, Hashable {
+package struct GravityPose: Sendable, Hashable {
     /// Smoothed gravity pitch, radians (nil before the first sample).
-    public private(set) var pitch: Double?
+    package private(set) var pitch: Double?
     /// Smoothed roll, radians.
-    public private(set) var roll: Double?
+    package private(set) var roll: Double?
     /// Whether the latest roll was beyond 25°.
-    public private(set) var rollUnrecoverable = false
+    package private(set) var rollUnrecoverable = false
 
     /// No samples yet.
-    public init() {}
+    package init() {}
 
     /// Adds one gravity sample in device axes (any length; it is normalised).
-    public mutating func add(gravity g: SIMD3<Double>) {
+    package mutating func add(gravity g: SIMD3<Double>) {
         let norm = (g * g).sum().squareRoot()
         guard norm > 0, norm.isFinite else { return }
         let u = g / norm

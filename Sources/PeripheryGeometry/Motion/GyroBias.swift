@@ -7,25 +7,25 @@
 /// about the vertical it averages to the heading change over the time, which the GPS course gives.
 /// The bias is therefore the mean reading minus that mean yaw rate along "up" (the mean gravity
 /// direction reversed). Without a course the vertical component is left alone.
-public struct GyroBias: Sendable {
+package struct GyroBias: Sendable {
     /// Sum of the rotation rates, device axes, rad/s.
     private var rateSum = SIMD3<Double>.zero
     /// Sum of the gravity vectors, device axes.
     private var gravitySum = SIMD3<Double>.zero
     /// Readings added.
-    public private(set) var samples = 0
+    package private(set) var samples = 0
     /// Time of the first and of the last reading, seconds.
     private var first = Double.infinity, last = -Double.infinity
 
     /// Fewest seconds of readings before `bias` reports anything but zero: over shorter spans the
     /// body's own pitching does not average out.
-    public var minimumSpan = 20.0
+    package var minimumSpan = 20.0
 
     /// No readings yet.
-    public init() {}
+    package init() {}
 
     /// Adds one motion sample: its time, rotation rate and gravity, device axes.
-    public mutating func add(t: Double, rate: SIMD3<Double>, gravity: SIMD3<Double>) {
+    package mutating func add(t: Double, rate: SIMD3<Double>, gravity: SIMD3<Double>) {
         guard t.isFinite, rate.x.isFinite, rate.y.isFinite, rate.z.isFinite,
               gravity.x.isFinite, gravity.y.isFinite, gravity.z.isFinite else { return }
         rateSum += rate
@@ -36,11 +36,11 @@ public struct GyroBias: Sendable {
     }
 
     /// Seconds between the first and the last reading.
-    public var duration: Double { samples > 0 ? last - first : 0 }
+    package var duration: Double { samples > 0 ? last - first : 0 }
 
     /// The bias, device axes, rad/s, given the drive's mean yaw rate (counter-clockwise seen from
     /// above, rad/s) when a course is known; zero until `minimumSpan` seconds have been added.
-    public func bias(meanYawRate: Double?) -> SIMD3<Double> {
+    package func bias(meanYawRate: Double?) -> SIMD3<Double> {
         let norm = (gravitySum * gravitySum).sum().squareRoot()
         guard samples > 0, duration >= minimumSpan, norm > 0 else { return .zero }
         let mean = rateSum / Double(samples)
@@ -52,7 +52,7 @@ public struct GyroBias: Sendable {
     /// The mean yaw rate (counter-clockwise, rad/s) of a drive from GPS courses: `(t, degrees
     /// clockwise from north)` fixes, unwrapped between consecutive fixes. Nil with fewer than two
     /// fixes or a span under one second.
-    public static func meanYawRate(courses: [(t: Double, degrees: Double)]) -> Double? {
+    package static func meanYawRate(courses: [(t: Double, degrees: Double)]) -> Double? {
         guard let first = courses.first, let last = courses.last, last.t - first.t >= 1 else { return nil }
         var turned = 0.0
         for (a, b) in zip(courses, courses.dropFirst()) {

@@ -2,14 +2,14 @@ import Foundation
 import PeripheryCore
 
 /// Mount pitch and yaw, radians, as recovered from where straight-ahead travel appears in the image.
-public struct MountAngles: Sendable, Hashable {
+package struct MountAngles: Sendable, Hashable {
     /// Nose-up pitch, radians.
-    public var pitch: Double
+    package var pitch: Double
     /// Leftward yaw, radians.
-    public var yaw: Double
+    package var yaw: Double
 
     /// Creates angles from pitch and yaw in radians.
-    public init(pitch: Double, yaw: Double) {
+    package init(pitch: Double, yaw: Double) {
         self.pitch = pitch
         self.yaw = yaw
     }
@@ -24,7 +24,7 @@ public struct MountAngles: Sendable, Hashable {
     ///   - focusOfExpansion: source-image pixel of the vanishing point of vehicle +x.
     ///   - intrinsics: the source camera (skew is ignored, as in the reference).
     ///   - roll: the mount roll, radians.
-    public init(focusOfExpansion foe: SIMD2<Double>, intrinsics k: CameraIntrinsics, roll: Double) {
+    package init(focusOfExpansion foe: SIMD2<Double>, intrinsics k: CameraIntrinsics, roll: Double) {
         var ray = SIMD3((foe.x - k.cx) / k.fx, (foe.y - k.cy) / k.fy, 1)
         ray /= (ray * ray).sum().squareRoot()
         let s = Frames.sensorToImageAxes.transposed * ray

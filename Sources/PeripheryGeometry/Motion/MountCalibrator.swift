@@ -37,8 +37,8 @@ public final class MountCalibrator {
     /// Every `frameStride`-th frame is used.
     public let frameStride: Int
     /// The flow and FoE stages.
-    public var flow = SparseOpticalFlow()
-    public var estimator = FocusOfExpansion()
+    package var flow = SparseOpticalFlow()
+    package var estimator = FocusOfExpansion()
     /// The window of accepted pairs.
     public private(set) var window: PitchWindow
     /// The source camera and the mount roll used to level the FoE ray.
@@ -80,7 +80,7 @@ public final class MountCalibrator {
 
     /// Feeds one frame as `add(frame:t:speed:gyro:)` does, its grey working image made by `grey`
     /// (`workingWidth` wide) only when the frame is used.
-    public func add(grey: @autoclosure () -> GreyImage, t: Double, speed: Double?, gyro: [GyroSample]) -> Outcome {
+    package func add(grey: @autoclosure () -> GreyImage, t: Double, speed: Double?, gyro: [GyroSample]) -> Outcome {
         defer { frameCounter += 1 }
         for sample in gyro where sample.t > (recentGyro.last?.t ?? -.infinity)
             && sample.rate.x.isFinite && sample.rate.y.isFinite && sample.rate.z.isFinite {

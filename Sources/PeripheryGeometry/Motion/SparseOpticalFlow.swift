@@ -2,14 +2,14 @@ import Foundation
 import PeripheryCore
 
 /// A grey image of float intensities (0–255), row-major.
-public struct GreyImage: Sendable, Hashable {
+package struct GreyImage: Sendable, Hashable {
     /// Size in pixels, and the intensities row by row.
-    public let width: Int
-    public let height: Int
-    public var pixels: [Float]
+    package let width: Int
+    package let height: Int
+    package var pixels: [Float]
 
     /// A black image.
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         precondition(width > 0 && height > 0, "empty grey image")
         self.width = width
         self.height = height
@@ -19,7 +19,7 @@ public struct GreyImage: Sendable, Hashable {
     /// The luma of `image` scaled to `width` pixels wide (height in proportion, rounded): each
     /// output pixel is the mean of the source pixels its footprint covers (box filter), so
     /// downscaling does not alias.
-    public init(_ image: RGBImage, width: Int) {
+    package init(_ image: RGBImage, width: Int) {
         self.init(
             bytes: image.pixels, width: image.width, height: image.height, rowStride: image.width * 3,
             bytesPerPixel: 3, channels: (0, 1, 2), outputWidth: width)
@@ -27,7 +27,7 @@ public struct GreyImage: Sendable, Hashable {
 
     /// The luma of interleaved 8-bit pixels (`channels`: byte offsets of red, green and blue in a
     /// pixel) scaled to `outputWidth` pixels wide, as `init(_:width:)` does.
-    public init(
+    package init(
         bytes: [UInt8], width sourceWidth: Int, height sourceHeight: Int, rowStride: Int, bytesPerPixel: Int,
         channels: (red: Int, green: Int, blue: Int), outputWidth width: Int
     ) {
@@ -70,14 +70,14 @@ public struct GreyImage: Sendable, Hashable {
 
 /// An image pyramid with the central-difference gradients of every level, built once per frame
 /// and used both as the first and as the second image of a pair.
-public struct GreyPyramid: Sendable {
+package struct GreyPyramid: Sendable {
     /// Level 0 is the full image; each next level is half the size.
-    public let levels: [GreyImage]
+    package let levels: [GreyImage]
     let gradientX: [[Float]]
     let gradientY: [[Float]]
 
     /// Builds `count` levels from `base`.
-    public init(_ base: GreyImage, levels count: Int = 3) {
+    package init(_ base: GreyImage, levels count: Int = 3) {
         var levels = [base]
         while levels.count < count, let last = levels.last, last.width >= 16, last.height >= 16 { levels.append(last.halved()) }
         self.levels = levels
@@ -111,22 +111,22 @@ public struct GreyPyramid: Sendable {
 /// kept only when tracking the end point back lands within `forwardBackwardLimit` of the start,
 /// the window has texture in both directions (structure tensor's smaller eigenvalue), and the
 /// vector is at least `minimumFlow` long. Scratch is allocated once per call, never per point.
-public struct SparseOpticalFlow: Sendable, Hashable {
+package struct SparseOpticalFlow: Sendable, Hashable {
     /// Grid spacing, pixels.
-    public var gridStride = 4
+    package var gridStride = 4
     /// Half the side of the matching window, pixels.
-    public var halfWindow = 4
+    package var halfWindow = 4
     /// Gauss–Newton steps per level at most.
-    public var iterations = 10
+    package var iterations = 10
     /// Largest forward–backward round-trip error kept, pixels.
-    public var forwardBackwardLimit = 0.5
+    package var forwardBackwardLimit = 0.5
     /// Shortest vector kept, pixels (the reference's 1.5).
-    public var minimumFlow = 1.5
+    package var minimumFlow = 1.5
     /// Smallest eigenvalue of the window's structure tensor per pixel, grey levels².
-    public var minimumTexture: Float = 4
+    package var minimumTexture: Float = 4
 
     /// The default tracker.
-    public init() {}
+    package init() {}
 
     /// Flow from `first` to `second` (same size) at the grid points.
     ///
@@ -134,7 +134,7 @@ public struct SparseOpticalFlow: Sendable, Hashable {
     /// covers [i, i + 1) × [j, j + 1), its centre at (i + 0.5, j + 0.5) — so that they meet the
     /// principal point as the camera model does; the half pixel, left out, would tilt the focus of
     /// expansion by 0.5/f (0.07° at f = 400).
-    public func flow(from first: GreyPyramid, to second: GreyPyramid) -> [FlowSample] {
+    package func flow(from first: GreyPyramid, to second: GreyPyramid) -> [FlowSample] {
         let base = first.levels[0]
         precondition(base.width == second.levels[0].width && base.height == second.levels[0].height, "frames differ in size")
         var samples: [FlowSample] = []

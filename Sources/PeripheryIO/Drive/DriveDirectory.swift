@@ -112,7 +112,7 @@ public struct DriveDirectory: Sendable {
 
     /// The course fixes paired with the camera heading nearest in time (within 0.1 s) and the
     /// speed at the fix, for `CourseYaw`.
-    public var courseYawFixes: [CourseYaw.Fix] {
+    package var courseYawFixes: [CourseYaw.Fix] {
         let times = headings.map(\.t)
         return courses.compactMap { fix in
             guard let speed = speed(at: fix.t) else { return nil }

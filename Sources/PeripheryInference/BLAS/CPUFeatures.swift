@@ -1,15 +1,15 @@
 import Foundation
 
 /// The instruction-set features of this CPU that decide which OpenBLAS kernel is correct and fast.
-public struct CPUFeatures: Sendable, Hashable {
+package struct CPUFeatures: Sendable, Hashable {
     /// CPU vendor string (`GenuineIntel`, `AuthenticAMD`, …), empty if unknown.
-    public let vendor: String
+    package let vendor: String
     /// Feature flags as the kernel reports them (`avx2`, `fma`, `avx512f`, …).
-    public let flags: Set<String>
+    package let flags: Set<String>
 
     /// Reads `/proc/cpuinfo`; the kernel lists only features the OS has enabled, so a flag seen
     /// there is safe to use.
-    public static let current: CPUFeatures = {
+    package static let current: CPUFeatures = {
         guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else {
             return CPUFeatures(vendor: "", flags: [])
         }
@@ -17,7 +17,7 @@ public struct CPUFeatures: Sendable, Hashable {
     }()
 
     /// Parses the first processor entry of a `/proc/cpuinfo` text.
-    public init(cpuinfo: String) {
+    package init(cpuinfo: String) {
         var vendor = "", flags: Set<String> = []
         for line in cpuinfo.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -29,7 +29,7 @@ public struct CPUFeatures: Sendable, Hashable {
     }
 
     /// Creates features from a vendor and flags.
-    public init(vendor: String, flags: Set<String>) {
+    package init(vendor: String, flags: Set<String>) {
         self.vendor = vendor
         self.flags = flags
     }
@@ -40,7 +40,7 @@ public struct CPUFeatures: Sendable, Hashable {
     /// OpenBLAS 0.3.21 does not recognise some newer CPUs and falls back to Prescott (SSE3)
     /// kernels, 5–8× slower; choosing by features avoids that, and never picks a kernel whose
     /// instructions the CPU lacks (SkylakeX kernels on an AVX2-only CPU die with SIGILL).
-    public var openBLASCoreType: String? {
+    package var openBLASCoreType: String? {
         let avx512 = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
         if avx512.allSatisfy(flags.contains) { return "SkylakeX" }
         if flags.contains("avx2") && flags.contains("fma") { return vendor == "AuthenticAMD" ? "Zen" : "Haswell" }

@@ -2,9 +2,9 @@ import COpenBLAS
 import Foundation
 
 /// What the BLAS under the runtime is: kernel, threads and the outcome of its self-test.
-public struct BLASInfo: Sendable, Hashable {
+package struct BLASInfo: Sendable, Hashable {
     /// Where the kernel choice came from.
-    public enum CoreSource: String, Sendable {
+    package enum CoreSource: String, Sendable {
         /// The user's `OPENBLAS_CORETYPE`, left untouched.
         case environment
         /// Chosen by this library from the CPU features.
@@ -14,21 +14,21 @@ public struct BLASInfo: Sendable, Hashable {
     }
 
     /// Kernel OpenBLAS runs (`openblas_get_corename`), e.g. `Zen`, `Haswell`, `SkylakeX`.
-    public let coreName: String
+    package let coreName: String
     /// The core type that was requested before loading, if any.
-    public let requestedCore: String?
+    package let requestedCore: String?
     /// Where the request came from.
-    public let source: CoreSource
+    package let source: CoreSource
     /// OpenBLAS build configuration string.
-    public let config: String
+    package let config: String
     /// Path that was loaded.
-    public let libraryPath: String
+    package let libraryPath: String
     /// Max relative error of the load-time sgemm self-test against a naive product.
-    public let selfTestError: Double
+    package let selfTestError: Double
 
     /// A warning when the user's `OPENBLAS_CORETYPE` selects an older kernel family than this
     /// CPU runs (e.g. `Haswell` on an AVX-512 CPU, docs/benchmarks.md).
-    public var slowerKernelWarning: String? {
+    package var slowerKernelWarning: String? {
         // Kernel families by the widest instructions they use.
         let rank = ["prescott": 0, "nehalem": 1, "sandybridge": 2, "haswell": 3, "zen": 3, "skylakex": 4, "cooperlake": 4, "sapphirerapids": 4]
         guard source == .environment, let requested = requestedCore, let best = CPUFeatures.current.openBLASCoreType,
@@ -171,13 +171,13 @@ package final class OpenBLAS: Sendable {
 }
 
 /// The BLAS the runtime uses, for reporting.
-public enum BLASRuntime {
+package enum BLASRuntime {
     /// Loads OpenBLAS if needed and describes it.
     ///
     /// - Throws: `BLASError` if OpenBLAS is missing or fails its self-test.
-    public static func info() throws(BLASError) -> BLASInfo { try OpenBLAS.load().info }
+    package static func info() throws(BLASError) -> BLASInfo { try OpenBLAS.load().info }
 
     /// OpenBLAS's own thread count, process-wide. A `Detector` sets it to 1: it splits each layer
     /// across its own workers and calls OpenBLAS single-threaded from each.
-    public static func threads() throws(BLASError) -> Int { try OpenBLAS.load().threads }
+    package static func threads() throws(BLASError) -> Int { try OpenBLAS.load().threads }
 }

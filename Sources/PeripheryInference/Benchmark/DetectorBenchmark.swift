@@ -6,59 +6,59 @@ import PeripheryGeometry
 /// [−2, 2], fixed seed) with the reference calibration, per stage and optionally per layer, and
 /// the preprocessing of one camera's frames on its own. Percentiles use index round((n−1)·p) of
 /// the sorted times (`docs/benchmarks.md`).
-public enum DetectorBenchmark {
+package enum DetectorBenchmark {
     /// Median and 95th percentile of one stage, milliseconds.
-    public struct Spread: Codable, Sendable, Equatable {
-        public var medianMs: Double
-        public var p95Ms: Double
+    package struct Spread: Codable, Sendable, Equatable {
+        package var medianMs: Double
+        package var p95Ms: Double
 
         enum CodingKeys: String, CodingKey { case medianMs = "median_ms", p95Ms = "p95_ms" }
 
         /// The spread of `values`, rounded to microseconds.
-        public init(_ values: [Double]) {
+        package init(_ values: [Double]) {
             medianMs = DetectorBenchmark.rounded(DetectorBenchmark.percentile(values, 0.5))
             p95Ms = DetectorBenchmark.rounded(DetectorBenchmark.percentile(values, 0.95))
         }
     }
 
     /// The preprocessing of one frame size and crop, timed alone.
-    public struct Preprocessing: Codable, Sendable, Equatable {
-        public var medianMs: Double
-        public var p95Ms: Double
+    package struct Preprocessing: Codable, Sendable, Equatable {
+        package var medianMs: Double
+        package var p95Ms: Double
         /// `WxH` of the frames, and the crop as `WxH to WxH`.
-        public var frame: String
-        public var crop: String
+        package var frame: String
+        package var crop: String
 
         enum CodingKeys: String, CodingKey { case medianMs = "median_ms", p95Ms = "p95_ms", frame, crop }
     }
 
     /// One layer's median time, its rate and its share of the median frame.
-    public struct Layer: Codable, Sendable, Equatable {
-        public var name: String
-        public var medianMs: Double
-        public var gflopsPerSecond: Double
-        public var share: Double
+    package struct Layer: Codable, Sendable, Equatable {
+        package var name: String
+        package var medianMs: Double
+        package var gflopsPerSecond: Double
+        package var share: Double
 
         enum CodingKeys: String, CodingKey { case name, medianMs = "median_ms", gflopsPerSecond = "gflop_per_s", share }
     }
 
     /// A whole benchmark, as `periphery bench --json` prints it.
-    public struct Report: Codable, Sendable, Equatable {
+    package struct Report: Codable, Sendable, Equatable {
         /// The whole frame (the four stages), milliseconds.
-        public var medianMs: Double
-        public var p95Ms: Double
-        public var fps: Double
-        public var frames: Int
-        public var warmup: Int
+        package var medianMs: Double
+        package var p95Ms: Double
+        package var fps: Double
+        package var frames: Int
+        package var warmup: Int
         /// backbone, gather, head, decode.
-        public var stages: [String: Spread]
-        public var preprocess: Preprocessing?
-        public var threads: Int
-        public var blasCore: String
-        public var precision: String
-        public var kernel: String
+        package var stages: [String: Spread]
+        package var preprocess: Preprocessing?
+        package var threads: Int
+        package var blasCore: String
+        package var precision: String
+        package var kernel: String
         /// Per layer, when asked for.
-        public var layers: [Layer]?
+        package var layers: [Layer]?
 
         enum CodingKeys: String, CodingKey {
             case medianMs = "median_ms", p95Ms = "p95_ms", fps, frames, warmup, stages, preprocess, threads
@@ -93,7 +93,7 @@ public enum DetectorBenchmark {
     }
 
     /// Times `frames` detections after `warmup` discarded ones, per layer too when `layers`.
-    public static func run(_ detector: Detector, frames: Int, warmup: Int, layers profileLayers: Bool) throws -> Report {
+    package static func run(_ detector: Detector, frames: Int, warmup: Int, layers profileLayers: Bool) throws -> Report {
         let lut = ProjectionLUT(calibration: CameraCalibration(try referenceSetup()))
         var state: UInt64 = 20_260_831
         let image = (0..<(3 * Safety40.inputHeight * Safety40.inputWidth)).map { _ in
@@ -115,7 +115,7 @@ public enum DetectorBenchmark {
     }
 
     /// Per-frame times of `Preprocessor.process` on random frames of `setup`'s size with its crop.
-    public static func preprocessing(setup: CameraSetup, threads: Int, frames: Int, warmup: Int) throws -> Preprocessing {
+    package static func preprocessing(setup: CameraSetup, threads: Int, frames: Int, warmup: Int) throws -> Preprocessing {
         let k = setup.intrinsics
         let crop = CameraCalibration(setup).crop
         var state: UInt64 = 20_261_202

@@ -57,7 +57,7 @@ public final class Detector {
     /// Worker threads per layer.
     public let threads: Int
     /// The BLAS the runtime runs on.
-    public let blas: BLASInfo
+    package let blas: BLASInfo
     /// The precision the network runs in (the file's, when built with `.auto`).
     public let precision: InferencePrecision
     /// The convolution kernels in use: the OpenBLAS core type for FP32, the instruction set for INT8.

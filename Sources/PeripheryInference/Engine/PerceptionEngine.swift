@@ -126,7 +126,7 @@ public final class PerceptionEngine {
     public var threads: Int { detector.threads }
 
     /// The BLAS the detector runs on.
-    public var blas: BLASInfo { detector.blas }
+    package var blas: BLASInfo { detector.blas }
 
     /// The precision the network runs in.
     public var precision: InferencePrecision { detector.precision }

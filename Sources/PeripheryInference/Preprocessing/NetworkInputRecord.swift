@@ -17,19 +17,19 @@ import PeripheryIO
 ///
 /// Normalising the pixels with `ImageNormalization` (and 0 outside the letterbox) gives exactly the
 /// engine's `Preprocessor.output`.
-public struct NetworkInputRecord: Sendable {
+package struct NetworkInputRecord: Sendable {
     /// Size of one record file in bytes.
     static let byteCount = 16 + Preprocessor.count + 5 * Safety40.voxelCount
 
     /// The letterbox rectangle inside the 512 × 256 input.
-    public var letterbox: (x: Int, y: Int, width: Int, height: Int)
+    package var letterbox: (x: Int, y: Int, width: Int, height: Int)
     /// Resized pixels, planar RGB, 0 outside the letterbox.
-    public var pixels: [UInt8]
+    package var pixels: [UInt8]
     /// The frame's projection LUT.
-    public var lut: ProjectionLUT
+    package var lut: ProjectionLUT
 
     /// Runs the engine's calibration, crop and preprocessing on one frame.
-    public init(image: RGBImage, setup: CameraSetup, preprocessor: Preprocessor) throws {
+    package init(image: RGBImage, setup: CameraSetup, preprocessor: Preprocessor) throws {
         let calibration = CameraCalibration(setup)
         let crop = calibration.crop
         let output = preprocessor.process(try FramePixels(image), crop: crop)
@@ -51,14 +51,14 @@ public struct NetworkInputRecord: Sendable {
     }
 
     /// Writes the record's bytes to `path` (atomically), creating its folder.
-    public func write(to path: String) throws {
+    package func write(to path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try AtomicFile.write(serialized(), to: path)
     }
 
     /// The record's file bytes.
-    public func serialized() -> Data {
+    package func serialized() -> Data {
         var data = Data(capacity: NetworkInputRecord.byteCount)
         for v in [letterbox.x, letterbox.y, letterbox.width, letterbox.height] {
             withUnsafeBytes(of: Int32(v).littleEndian) { data.append(contentsOf: $0) }

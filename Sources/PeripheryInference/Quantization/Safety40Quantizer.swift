@@ -8,7 +8,7 @@ import PeripheryGeometry
 /// through the FP32 network.
 ///
 /// Feed it the calibration frames with `add`, then `quantize` writes the INT8 file.
-public final class Safety40Quantizer {
+package final class Safety40Quantizer {
     private let weights: Safety40Weights
     private let network: Safety40Network
     private var images: [[Float]] = []
@@ -16,12 +16,12 @@ public final class Safety40Quantizer {
     private var histograms: [String: ActivationHistogram] = [:]
 
     /// Frames added so far.
-    public var frameCount: Int { images.count }
+    package var frameCount: Int { images.count }
 
     /// A quantizer for FP32 weights.
     ///
     /// - Throws: `DetectorSetupError` if the weights are not FP32 or OpenBLAS cannot be loaded.
-    public init(weights: Safety40Weights, threads: Int = 1) throws(DetectorSetupError) {
+    package init(weights: Safety40Weights, threads: Int = 1) throws(DetectorSetupError) {
         guard weights.precision == .fp32 else { throw .precision(.fileIsNot(requested: .fp32, file: weights.precision)) }
         let library: OpenBLAS
         do { library = try OpenBLAS.load() } catch { throw .blas(error) }
@@ -33,7 +33,7 @@ public final class Safety40Quantizer {
 
     /// Adds one calibration frame: a normalised `[3, 256, 512]` image (`Preprocessor`) and the
     /// LUT of its camera.
-    public func add(image: UnsafeBufferPointer<Float>, lut: ProjectionLUT) throws(DetectorError) {
+    package func add(image: UnsafeBufferPointer<Float>, lut: ProjectionLUT) throws(DetectorError) {
         guard image.count == Preprocessor.count else { throw .wrongImageSize(expected: Preprocessor.count, actual: image.count) }
         guard lut.count == Safety40.voxelCount else { throw .wrongLUTSize(expected: Safety40.voxelCount, actual: lut.count) }
         images.append(Array(image))
@@ -46,7 +46,7 @@ public final class Safety40Quantizer {
     /// - Parameter calibration: what the frames were, for the file's metadata.
     /// - Returns: the INT8 file's writer (`metadata["precision"] == "int8"`).
     /// - Precondition: at least one frame was added.
-    public func quantize(calibration: String) -> SafetensorsWriter {
+    package func quantize(calibration: String) -> SafetensorsWriter {
         precondition(!images.isEmpty, "quantize needs calibration frames")
         for index in images.indices { pass(index) { histogram, values in histogram.observeHistogram(values) } }
         var activations: [String: ActivationQuantization] = [:]

@@ -3,21 +3,21 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// The outcome of one self-check item.
-public struct SelfCheckResult: Sendable, Hashable {
+package struct SelfCheckResult: Sendable, Hashable {
     /// Item number in the reference's list (1–8).
-    public var number: Int
+    package var number: Int
     /// Short name.
-    public var name: String
+    package var name: String
     /// Whether the measured error is within tolerance.
-    public var passed: Bool
+    package var passed: Bool
     /// The measured error and the tolerance, in words.
-    public var detail: String
+    package var detail: String
     /// What the item compares with.
-    public var basis: SelfCheckBasis = .golden
+    package var basis: SelfCheckBasis = .golden
 }
 
 /// What a self-check item is measured against.
-public enum SelfCheckBasis: String, Sendable, Hashable {
+package enum SelfCheckBasis: String, Sendable, Hashable {
     /// The reference's golden vectors: agreement with the reference itself.
     case golden
     /// The project's own geometry run forward and back (signs, orthonormality, round trips): it
@@ -28,7 +28,7 @@ public enum SelfCheckBasis: String, Sendable, Hashable {
 /// The reference self-check, items 1–8: voxel points, anchors, crop, projection, LUT and decode
 /// against the golden vectors; mount-axis signs and the focus-of-expansion round trip as
 /// consistency checks of the project's own geometry (`SelfCheckBasis`).
-public enum SelfCheck {
+package enum SelfCheck {
     /// Tolerance of geometric quantities (points, anchors, projection).
     static let geometryTolerance = 1e-4
     /// Tolerance of every decoded field.
@@ -37,7 +37,7 @@ public enum SelfCheck {
     static let roundTripToleranceDegrees = 1e-6
 
     /// Runs every item against the vectors.
-    public static func run(_ vectors: SelfCheckVectors) -> [SelfCheckResult] {
+    package static func run(_ vectors: SelfCheckVectors) -> [SelfCheckResult] {
         let calibration = CameraCalibration(vectors.setup, targetFocal: vectors.trainedFocal)
         return [
             checkPoints(vectors), checkAnchors(vectors), checkCrop(vectors, calibration),

@@ -6,17 +6,17 @@ import PeripheryGeometry
 ///
 /// A copy ships inside the library (`Resources/Conformance`), so every clone can run the
 /// self-check; another directory with the same four files can be given instead.
-public struct SelfCheckVectors: Sendable {
+package struct SelfCheckVectors: Sendable {
     /// One golden detection of the manifest.
-    public struct ExpectedDetection: Sendable, Decodable, Hashable {
-        public var score: Double
-        public var label: Int
-        public var box: VehicleBox
+    package struct ExpectedDetection: Sendable, Decodable, Hashable {
+        package var score: Double
+        package var label: Int
+        package var box: VehicleBox
 
         enum CodingKeys: String, CodingKey { case score, label }
 
         /// Decodes the manifest's flat form: score and label beside the box's seven fields.
-        public init(from decoder: any Swift.Decoder) throws {
+        package init(from decoder: any Swift.Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             score = try c.decode(Double.self, forKey: .score)
             label = try c.decode(Int.self, forKey: .label)
@@ -25,27 +25,27 @@ public struct SelfCheckVectors: Sendable {
     }
 
     /// The camera the goldens were computed for.
-    public var setup: CameraSetup
+    package var setup: CameraSetup
     /// The trained focal the manifest states.
-    public var trainedFocal: Double
+    package var trainedFocal: Double
     /// Expected crop `(x, y, width, height)`.
-    public var crop: [Int]
+    package var crop: [Int]
     /// Expected 3×4 projection, row-major.
-    public var projection: [[Double]]
+    package var projection: [[Double]]
     /// Expected number of visible voxels.
-    public var visibleVoxels: Int
+    package var visibleVoxels: Int
     /// Decode operating point of the goldens.
-    public var decodeSettings: DecodeSettings
+    package var decodeSettings: DecodeSettings
     /// Expected detections in descending score.
-    public var detections: [ExpectedDetection]
+    package var detections: [ExpectedDetection]
     /// Golden voxel points, float32 [6560 × 3].
-    public var points: [Float]
+    package var points: [Float]
     /// Golden anchors, float32 [6720 × 7].
-    public var anchors: [Float]
+    package var anchors: [Float]
     /// Golden head tensors.
-    public var head: HeadOutputs
+    package var head: HeadOutputs
     /// Golden LUT.
-    public var lut: ProjectionLUT
+    package var lut: ProjectionLUT
 
     /// File names inside a vectors directory.
     static let fileNames = [
@@ -55,7 +55,7 @@ public struct SelfCheckVectors: Sendable {
     /// Loads the four files from `directory`.
     ///
     /// - Throws: `SelfCheckError` naming the file and the problem.
-    public init(directory: String) throws(SelfCheckError) {
+    package init(directory: String) throws(SelfCheckError) {
         let url = URL(fileURLWithPath: directory)
         func path(_ name: String) -> String { url.appendingPathComponent(name).path }
         let manifest: Manifest
@@ -116,7 +116,7 @@ public struct SelfCheckVectors: Sendable {
     }
 
     /// Loads the bundled copy.
-    public static func bundled() throws(SelfCheckError) -> SelfCheckVectors {
+    package static func bundled() throws(SelfCheckError) -> SelfCheckVectors {
         guard let directory = bundledDirectory() else { throw .vectorsNotFound }
         return try SelfCheckVectors(directory: directory)
     }
@@ -144,13 +144,13 @@ public struct SelfCheckVectors: Sendable {
 }
 
 /// Why the self-check cannot run.
-public enum SelfCheckError: Error, CustomStringConvertible {
+package enum SelfCheckError: Error, CustomStringConvertible {
     /// No bundled vectors were found.
     case vectorsNotFound
     /// A vectors file is missing or malformed.
     case invalidVectors(file: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .vectorsNotFound: "conformance vectors not found next to the executable or in the source tree; pass --vectors DIR"
         case let .invalidVectors(file, reason): "\(file): \(reason)"

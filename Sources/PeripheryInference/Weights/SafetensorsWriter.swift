@@ -3,16 +3,16 @@ import Foundation
 
 /// Writes float32, int8 and uint8 tensors in the safetensors format (header padded to 8 bytes,
 /// tensors in the given order, tiling the data buffer).
-public struct SafetensorsWriter: Sendable {
+package struct SafetensorsWriter: Sendable {
     private var entries: [(name: String, dtype: SafetensorsFile.DType, shape: [Int], bytes: [UInt8])] = []
     /// `__metadata__` strings.
-    public var metadata: [String: String] = [:]
+    package var metadata: [String: String] = [:]
 
     /// Creates an empty writer.
-    public init() {}
+    package init() {}
 
     /// Adds a tensor; `values.count` must equal the product of `shape`.
-    public mutating func add(_ name: String, shape: [Int], values: [Float]) {
+    package mutating func add(_ name: String, shape: [Int], values: [Float]) {
         precondition(shape.reduce(1, *) == values.count, "tensor \(name): \(values.count) values for shape \(shape)")
         var bytes = [UInt8](repeating: 0, count: 4 * values.count)
         for (i, v) in values.enumerated() {
@@ -23,19 +23,19 @@ public struct SafetensorsWriter: Sendable {
     }
 
     /// Adds an int8 tensor; `values.count` must equal the product of `shape`.
-    public mutating func add(_ name: String, shape: [Int], int8 values: [Int8]) {
+    package mutating func add(_ name: String, shape: [Int], int8 values: [Int8]) {
         precondition(shape.reduce(1, *) == values.count, "tensor \(name): \(values.count) values for shape \(shape)")
         entries.append((name, .i8, shape, values.map { UInt8(bitPattern: $0) }))
     }
 
     /// Adds a uint8 tensor; `values.count` must equal the product of `shape`.
-    public mutating func add(_ name: String, shape: [Int], uint8 values: [UInt8]) {
+    package mutating func add(_ name: String, shape: [Int], uint8 values: [UInt8]) {
         precondition(shape.reduce(1, *) == values.count, "tensor \(name): \(values.count) values for shape \(shape)")
         entries.append((name, .u8, shape, values))
     }
 
     /// The file's bytes.
-    public func serialized() -> Data {
+    package func serialized() -> Data {
         var header: [String: Any] = [:]
         if !metadata.isEmpty { header["__metadata__"] = metadata }
         var offset = 0
@@ -56,7 +56,7 @@ public struct SafetensorsWriter: Sendable {
     }
 
     /// Writes the file atomically (temporary name, then rename).
-    public func write(to path: String) throws {
+    package func write(to path: String) throws {
         try AtomicFile.write(serialized(), to: path)
     }
 }
