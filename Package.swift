@@ -19,7 +19,12 @@ let package = Package(
         .target(name: "PeripheryRendering", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
         .systemLibrary(name: "CLibPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
-        .target(name: "PeripheryIO", dependencies: ["PeripheryCore", "PeripheryGeometry", "CLibPNG", "CJPEG"]),
+        // Video files: FFmpeg's libraries (CFFmpeg) behind a small C reader and H.264 writer (CVideo).
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .target(name: "CVideo", dependencies: ["CFFmpeg"]),
+        .target(name: "PeripheryIO", dependencies: ["PeripheryCore", "PeripheryGeometry", "CLibPNG", "CJPEG", "CFFmpeg", "CVideo"]),
         .target(name: "PeripherySynthetic", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO"]),
         // Headers only: the library is loaded at run time by BLAS/OpenBLAS.swift (see shim.h).
         .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),

@@ -132,3 +132,51 @@ static inline int periphery_jpeg_decode(
     *out = pixels;
     return PERIPHERY_JPEG_OK;
 }
+
+/// Encodes packed RGB8 rows (`stride` bytes apart) as a baseline JPEG of `quality` (1–100).
+///
+/// On success `*out` is a buffer of `*out_size` bytes that the caller frees with `free`; on failure
+/// it is NULL and `message` (at least JMSG_LENGTH_MAX bytes) holds libjpeg's reason.
+static inline int periphery_jpeg_encode(
+    const unsigned char *pixels, int width, int height, int stride, int quality, unsigned char **out,
+    unsigned long *out_size, char *message
+) {
+    struct jpeg_compress_struct cinfo;
+    struct periphery_jpeg_error err;
+    unsigned char *volatile buffer = NULL;  // volatile: read after a longjmp
+    unsigned long size = 0;
+
+    *out = NULL;
+    *out_size = 0;
+    message[0] = '\0';
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = jpeg_std_error(&err.pub);
+    err.pub.error_exit = periphery_jpeg_error_exit;
+    err.code = PERIPHERY_JPEG_OK;
+    if (setjmp(err.jump)) {
+        err.pub.format_message((j_common_ptr)&cinfo, message);
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return err.code;
+    }
+    jpeg_create_compress(&cinfo);
+    unsigned char *target = NULL;
+    jpeg_mem_dest(&cinfo, &target, &size);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = 3;
+    cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)stride * cinfo.next_scanline);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+        buffer = target;
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = target;
+    *out_size = size;
+    return PERIPHERY_JPEG_OK;
+}

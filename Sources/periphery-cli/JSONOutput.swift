@@ -19,7 +19,7 @@ enum JSONOutput {
 
     /// An array with one element per line, as `decode` and `detect` print detections.
     static func array(_ values: [some Encodable]) throws -> String {
-        values.isEmpty ? "[]" : "[\n  " + (try values.map(line).joined(separator: ",\n  ")) + "\n]"
+        values.isEmpty ? "[]" : "[\n  " + (try values.map { try line($0) }.joined(separator: ",\n  ")) + "\n]"
     }
 }
 

@@ -41,6 +41,9 @@ do {
     let status = try command.run(rest)
     try OutputFile.checkStandardOutput()
     exit(status)
+} catch let error as IncompleteInput {
+    printError("error: \(error)")
+    exit(3)
 } catch {
     printError("error: \(error)")
     exit(1)

@@ -1,5 +1,3 @@
-import PeripheryCore
-
 /// The tracker stepped over recorded frames with the engine's reset rules (`TrackerResetPolicy`):
 /// a frame whose time or ego motion cannot be bridged restarts the tracker instead of corrupting it.
 public struct TrackerReplay: Sendable {

@@ -37,4 +37,24 @@ enum JPEGCodec {
         }
         return image
     }
+
+    /// Encodes `image` as a baseline JPEG of `quality` (1–100).
+    static func encode(_ image: RGBImage, quality: Int, name: String) throws(ImageError) -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        var message = [CChar](repeating: 0, count: Int(JMSG_LENGTH_MAX) + 1)
+        let code = image.pixels.withUnsafeBufferPointer { pixels in
+            message.withUnsafeMutableBufferPointer { text in
+                periphery_jpeg_encode(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width * 3), Int32(quality), &output, &size,
+                    text.baseAddress)
+            }
+        }
+        defer { free(output) }
+        guard code == PERIPHERY_JPEG_OK, let output else {
+            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw .corrupt(path: name, format: .jpeg, reason: reason)
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
 }

@@ -33,6 +33,16 @@ public struct ReplaySidecar {
         pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
         calibration: CameraCalibration, timings: [Double]
     ) throws {
+        try write(Self.frameLine(
+            index: index, pts: pts, ego: ego, detections: detections, tracks: confirmed, calibration: calibration, timings: timings))
+        index += 1
+    }
+
+    /// One frame's line of the sidecar: also the raw per-frame result of a Foxglove recording.
+    static func frameLine(
+        index: Int, pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
+        calibration: CameraCalibration, timings: [Double]
+    ) -> String {
         let crop = calibration.crop, pose = calibration.setup.pose
         let raw = detections.map { d in
             "[\(d.score),\(d.label),\(n(d.box.x)),\(n(d.box.y)),\(n(d.box.z)),\(n(d.box.length)),\(n(d.box.width)),\(n(d.box.height)),\(n(d.box.yaw))]"
@@ -45,7 +55,7 @@ public struct ReplaySidecar {
                 \(v.label),\(n(v.score)),\(v.hits),\(v.observed),\"\(v.state.rawValue)\",\(velocity),[\(trail)],\"\(v.headingSource.rawValue)\"]
                 """
         }
-        let line = """
+        return """
             {\"index\":\(index),\"pts\":\(n(pts)),\"raw_count\":\(raw.count),\"track_count\":\(tracks.count),\
             \"ego\":[\(n(ego.dx)),\(n(ego.dy)),\(n(ego.dyaw)),\(n(ego.dt))],\
             \"timing_ms\":[\(timings.map { n($0) }.joined(separator: ","))],\
@@ -53,8 +63,6 @@ public struct ReplaySidecar {
             \"pose\":[\(n(pose.pitch)),\(n(pose.roll)),\(n(pose.yaw)),\(n(pose.height)),\(n(pose.forwardOfOrigin))]},\
             \"raw\":[\(raw.joined(separator: ","))],\"tracks\":[\(tracks.joined(separator: ","))]}
             """
-        try write(line)
-        index += 1
     }
 
     /// Flushes the file and renames it onto its final name in one step (an older sidecar there is
@@ -70,7 +78,7 @@ public struct ReplaySidecar {
     }
 
     /// A JSON number; non-finite values (which JSON cannot hold) become null.
-    private func n(_ x: Double) -> String { x.isFinite ? "\(x)" : "null" }
+    private static func n(_ x: Double) -> String { x.isFinite ? "\(x)" : "null" }
 
     static func quoted(_ s: String) -> String {
         let escaped = s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
