@@ -41,6 +41,7 @@ deps:
 check-cli:
 	@test -x "$(BIN)" || { echo "build $(BIN) first"; exit 1; }
 	bash tools/check_cli.sh $(BIN)
+	bash tools/check_video.sh $(BIN)
 
 # The test suite under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in its
 # own build folder (docs/reliability.md). Optimised like `make test`, or the parity tests take hours.
@@ -77,13 +78,15 @@ VENV := tools/.venv
 venv: $(VENV)/.stamp
 
 # Tests of the Python tooling: the trainer (target coding, LUT camera fit, exact resume) and the
-# weight converters (checkpoint and Core ML round trips through the Swift runtime, refusals).
+# weight converters (checkpoint and Core ML round trips through the Swift runtime, refusals), and
+# the MCAP of a video run read by the `mcap` package and Foxglove's schemas.
 # Needs the venv and the release CLI (built with the flags of `make test`, so that build is reused).
 test-tools: venv deps
 	$(SWIFT) build $(RELEASE)
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_train_synthetic.py
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_converters.py
 	$(VENV)/bin/python tools/verify_int8.py --binary .build/release/periphery
+	bash tools/check_mcap.sh .build/release/periphery $(VENV)/bin/python
 
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)

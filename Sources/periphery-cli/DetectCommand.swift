@@ -4,18 +4,21 @@ import Periphery
 /// `periphery detect`: one camera frame in, detections and pictures out.
 enum DetectCommand: Command {
     static let name = "detect"
-    static let summary = "Detect vehicles in one camera frame (PNG/JPEG); print JSON, draw pictures on request."
+    static let summary = "Detect vehicles in one camera frame (PNG/JPEG, or a video's frame); print JSON, draw pictures."
     static let help = """
-        USAGE: periphery detect IMAGE --calibration C.json [--weights W] [--threshold T] [--nms-radius R]
-                                [--reject-implausible] [--json OUT.json] [--overlay O.png] [--bev B.png]
+        USAGE: periphery detect IMAGE|VIDEO --calibration C.json [--frame N | --time S] [--weights W] [--threshold T]
+                                [--nms-radius R] [--reject-implausible] [--json OUT.json] [--overlay O.png] [--bev B.png]
 
         Runs the whole pipeline on IMAGE: focal-matched crop, resize, letterbox and normalisation, the
         Safety40 network, decode. Prints a JSON array of detections {score, label, class, x, y, z,
         length, width, height, yaw} (vehicle frame, metres, radians) to stdout, or to OUT.json.
-        --overlay draws the boxes on the frame, --bev the 2.5D bird's-eye view.
+        --overlay draws the boxes on the frame, --bev the 2.5D bird's-eye view. A file that is not a PNG
+        or JPEG is read as a video (docs/video.md): its first frame, or the one --frame or --time names.
 
         OPTIONS:
           --calibration C.json   camera and mount; its frame size must be the image's
+          --frame N              of a VIDEO: the Nth frame (from 0)
+          --time S               of a VIDEO: the first frame shown at least S seconds after the first
           --weights W            weights file (default: Weights/safety40-synthetic.safetensors)
           --threshold T          score threshold in [0, 1] (default 0.50)
           --nms-radius R         circular NMS radius in metres (default 2.0)
@@ -31,12 +34,12 @@ enum DetectCommand: Command {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            options: ["calibration", "weights", "threshold", "nms-radius", "json", "overlay", "bev", "threads", "precision"],
+            options: ["calibration", "weights", "threshold", "nms-radius", "json", "overlay", "bev", "threads", "precision", "frame", "time"],
             flags: ["reject-implausible"])
         guard args.positional.count == 1 else { throw CLIError("give exactly one IMAGE") }
         let imagePath = args.positional[0]
         let setup = try CalibrationFile.load(path: try args.required("calibration"))
-        let image = try ImageFile.read(path: imagePath)
+        let image = try readFrame(imagePath, args: args)
         guard image.width == setup.intrinsics.width, image.height == setup.intrinsics.height else {
             throw CLIError("\(imagePath) is \(image.width)x\(image.height) but the calibration describes \(setup.intrinsics.width)x\(setup.intrinsics.height)")
         }
@@ -71,5 +74,15 @@ enum DetectCommand: Command {
             printError("bird's-eye view -> \(out)")
         }
         return 0
+    }
+
+    /// The picture at `path`, or a video's frame.
+    static func readFrame(_ path: String, args: Arguments) throws -> RGBImage {
+        let isPicture = ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+        guard !isPicture || args.value("frame") != nil || args.value("time") != nil else { return try ImageFile.read(path: path) }
+        let index = try args.value("frame").map { _ in Int(try args.number("frame", default: 0, in: 0...1e9)) }
+        let seconds = try args.value("time").map { _ in try args.number("time", default: 0, in: 0...1e7) }
+        if index != nil, seconds != nil { throw CLIError("give --frame or --time, not both") }
+        return try VideoFrameSource.frame(in: path, index: index, seconds: seconds).image
     }
 }
