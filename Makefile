@@ -107,7 +107,7 @@ bench-ceiling: deps
 # to .build/fuzz-corpus/HARNESS (seeded from Fuzz/Corpus/HARNESS), crashes and hangs to
 # .build/fuzz-findings/HARNESS/. Replay one input: .build/fuzz/release/periphery-fuzz HARNESS FILE.
 FUZZ_SECONDS ?= 600
-FUZZ_HARNESSES := safetensors image calibration drive-csv detection-stream
+FUZZ_HARNESSES := safetensors image calibration drive-csv detection-stream video
 FUZZ_BIN := .build/fuzz/release/periphery-fuzz
 
 .PHONY: fuzz fuzz-build $(addprefix fuzz-,$(FUZZ_HARNESSES))

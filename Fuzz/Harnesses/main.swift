@@ -10,6 +10,7 @@ let harnesses: [(name: String, run: Harness)] = [
     ("calibration", { fuzzCalibration($0, $1) }),
     ("drive-csv", { fuzzDriveCSV($0, $1) }),
     ("detection-stream", { fuzzDetectionStream($0, $1) }),
+    ("video", { fuzzVideo($0, $1) }),
 ]
 
 /// libFuzzer's driver for a harness that is not called LLVMFuzzerTestOneInput.

@@ -105,4 +105,15 @@ struct VideoFrameSourceTests {
         #expect(egos.first.map { $0 == nil } == true)
         for ego in egos.dropFirst() { #expect(abs((ego?.dx ?? 0) - 1.2) < 1e-6) }
     }
+
+    /// A source given up after one frame stops its decoding thread (this would hang otherwise).
+    @Test func releasingTheSourceEarlyStopsItsThread() throws {
+        let folder = try scratchFolder("video-release")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try VideoTestClips.make(folder + "/clip.mp4", frames: 30, codec: ["-c:v", "libx264", "-pix_fmt", "yuv420p"])
+        for _ in 0 ..< 3 {
+            var source = try VideoFrameSource(path: folder + "/clip.mp4")
+            #expect(try source.next() != nil)
+        }
+    }
 }

@@ -73,7 +73,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let truth = MountPose(pitchDegrees: -2.4, rollDegrees: 0.8, yawDegrees: 1.1, height: 1.3, forwardOfOrigin: 1.6)
         let setup = CameraSetup(intrinsics: try CameraIntrinsics(fx: 380, fy: 380, cx: 224, cy: 126, width: 448, height: 252), pose: truth)
-        var recorder = SyntheticDriveRecorder(dataset: SyntheticDataset(path: folder + "/drive"))
+        let recorder = SyntheticDriveRecorder(dataset: SyntheticDataset(path: folder + "/drive"))
         try recorder.record(SyntheticDrive(seed: 59, duration: 3), camera: setup, frames: 90, fps: 30)
         let drive = try DriveDirectory(path: folder + "/drive")
         let start = CameraSetup(intrinsics: setup.intrinsics, pose: .fallback)

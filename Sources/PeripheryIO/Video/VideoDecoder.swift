@@ -3,12 +3,12 @@ import CVideo
 import Foundation
 import PeripheryCore
 
-/// Decodes a video on a thread of its own, up to `depth` frames ahead of the caller, so that
+/// Decodes a video on a thread of its own, up to three frames ahead of the caller, so that
 /// decoding runs while the engine works on the previous frame.
 ///
 /// The thread owns the FFmpeg reader; it stops at the end of the selection, at the first error, or
 /// when the decoder is released, and closes the reader itself.
-final class VideoDecoder: @unchecked Sendable {
+final class VideoDecoder {
     /// What the thread hands over, in order.
     enum Item {
         case frame(RGBImage, seconds: Double, index: Int)
@@ -24,60 +24,80 @@ final class VideoDecoder: @unchecked Sendable {
         var every = 1
     }
 
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var ready: [Item] = []
-    private var stopping = false
-    private var running = true
-    private let depth = 3
-    /// Used by the thread only.
-    private let reader: OpaquePointer
+    private let queue = Queue()
 
     init(reader: OpaquePointer, info: VideoInfo, path: String, selection: Selection) {
-        self.reader = reader
-        let thread = Thread { [self] in
-            decode(self.reader, info: info, path: path, selection: selection)
-            pv_reader_close(self.reader)
-            condition.lock()
-            running = false
-            condition.broadcast()
-            condition.unlock()
+        // The thread holds the queue, not the decoder, so that releasing the decoder stops it.
+        let queue = queue, reader = Reader(pointer: reader)
+        let thread = Thread {
+            Self.decode(reader.pointer, info: info, path: path, selection: selection, into: queue)
+            pv_reader_close(reader.pointer)
+            queue.finish()
         }
         thread.name = "periphery video decode"
         thread.start()
     }
 
     deinit {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        queue.stop()
     }
 
     /// The next item, waiting for the thread when none is ready; `.end` for ever after the last.
-    func next() -> Item {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.isEmpty && running { condition.wait() }
-        guard !ready.isEmpty else { return .end }
-        let item = ready.removeFirst()
-        condition.broadcast()
-        return item
+    func next() -> Item { queue.next() }
+
+    /// The FFmpeg reader, handed to the thread that alone uses it from then on.
+    private struct Reader: @unchecked Sendable { let pointer: OpaquePointer }
+
+    /// The items between the thread and the caller, at most `depth` of them.
+    private final class Queue: @unchecked Sendable {
+        private let condition = NSCondition()
+        // Guarded by `condition`.
+        private var ready: [Item] = []
+        private var stopping = false
+        private var running = true
+        private let depth = 3
+
+        func next() -> Item {
+            condition.lock()
+            defer { condition.unlock() }
+            while ready.isEmpty && running { condition.wait() }
+            guard !ready.isEmpty else { return .end }
+            let item = ready.removeFirst()
+            condition.broadcast()
+            return item
+        }
+
+        /// Hands `item` over, waiting while `depth` items are queued; false once the caller has gone.
+        func push(_ item: Item) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while ready.count >= depth && !stopping { condition.wait() }
+            guard !stopping else { return false }
+            ready.append(item)
+            condition.broadcast()
+            return true
+        }
+
+        /// The thread has stopped.
+        func finish() {
+            condition.lock()
+            running = false
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Asks the thread to stop and waits until it has (and has closed the reader).
+        func stop() {
+            condition.lock()
+            stopping = true
+            ready.removeAll()
+            condition.broadcast()
+            while running { condition.wait() }
+            condition.unlock()
+        }
     }
 
-    /// Hands `item` over, waiting while `depth` items are queued; false once the caller has gone.
-    private func push(_ item: Item) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.count >= depth && !stopping { condition.wait() }
-        guard !stopping else { return false }
-        ready.append(item)
-        condition.broadcast()
-        return true
-    }
-
-    private func decode(_ reader: OpaquePointer, info: VideoInfo, path: String, selection: Selection) {
+    private static func decode(_ reader: OpaquePointer, info: VideoInfo, path: String, selection: Selection, into queue: Queue) {
         let size = info.width * info.height * 3
         var decoded = 0, selected = 0
         var first: Double?
@@ -91,11 +111,11 @@ final class VideoDecoder: @unchecked Sendable {
                 count = code == 1 ? size : 0
             }
             if code == 0 {
-                _ = push(decoded == 0 ? .failure(.incomplete(path: path, frames: 0, reason: "the video track holds no frames")) : .end)
+                _ = queue.push(decoded == 0 ? .failure(.incomplete(path: path, frames: 0, reason: "the video track holds no frames")) : .end)
                 return
             }
             if code < 0 {
-                _ = push(.failure(.incomplete(path: path, frames: decoded, reason: VideoError.message(message))))
+                _ = queue.push(.failure(.incomplete(path: path, frames: decoded, reason: VideoError.message(message))))
                 return
             }
             let index = decoded
@@ -104,13 +124,13 @@ final class VideoDecoder: @unchecked Sendable {
             first = origin
             if seconds < origin + selection.start { continue }
             if seconds >= origin + selection.start + selection.duration {
-                _ = push(.end)
+                _ = queue.push(.end)
                 return
             }
             defer { selected += 1 }
             guard selected % selection.every == 0 else { continue }
             guard let image = RGBImage(width: info.width, height: info.height, pixels: pixels) else { continue }
-            if !push(.frame(image, seconds: seconds, index: index)) { return }
+            if !queue.push(.frame(image, seconds: seconds, index: index)) { return }
         }
     }
 }

@@ -12,6 +12,11 @@ import PeripheryGeometry
 /// the drive layout and on the stream's clock, give each frame its ego motion and the mount
 /// calibrator its motion; without them frames carry none.
 public struct VideoFrameSource: FrameSource {
+    /// The largest frame side and area read (8K video fits); a container claiming more is refused
+    /// before any frame memory is committed.
+    public static let maxSide = 16_384
+    public static let maxPixels = 40_000_000
+
     /// The video file.
     public let path: String
     /// What its container says.
@@ -39,6 +44,10 @@ public struct VideoFrameSource: FrameSource {
             width: Int(raw.width), height: Int(raw.height), fps: raw.fps > 0 ? raw.fps : nil,
             duration: raw.duration > 0 ? raw.duration : nil, frameCount: raw.frame_count > 0 ? Int(raw.frame_count) : nil,
             codec: codec)
+        guard info.width <= Self.maxSide, info.height <= Self.maxSide, info.width * info.height <= Self.maxPixels else {
+            pv_reader_close(reader)
+            throw VideoError.unreadable(path: path, reason: "a frame size of \(info.width)x\(info.height) is beyond the limit (\(Self.maxPixels) pixels)")
+        }
         self.path = path
         selection = VideoDecoder.Selection(start: start, duration: duration, every: every)
         decoder = VideoDecoder(reader: reader, info: info, path: path, selection: selection)
