@@ -1,6 +1,8 @@
 """Throughput of `periphery run` on a video file against the same frames as raw rgb24 on stdin.
 
-Alternates the two, round by round, in one run; every command runs with OPENBLAS_CORETYPE and
+Three ways in, alternated round by round in one run: the video file itself; raw frames from a file
+decoded beforehand (the engine alone, the strict baseline); raw frames piped live from `ffmpeg`
+(the workflow a video file replaces, decoding in a second process on the same cores). every command runs with OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE removed from its environment (users do not set them). Frames per second are the
 ones `run` reports (engine, tracker and sidecar; decoding included for the video). Prints each
 round, the medians and the median of the per-round ratios.
@@ -47,7 +49,7 @@ def main():
         raw = os.path.join(scratch, "frames.raw")
         subprocess.run(["ffmpeg", "-v", "error", "-i", args.video, "-f", "rawvideo", "-pix_fmt", "rgb24", raw], check=True)
         common = ["--calibration", args.calibration, "--precision", args.precision]
-        video_rates, raw_rates, ratios = [], [], []
+        video_rates, raw_rates, ratios, pipe_rates, pipe_ratios = [], [], [], [], []
         for round_ in range(args.rounds):
             n_video, video = frames_per_second(
                 [args.binary, "run", args.video, "--out", os.path.join(scratch, "video")] + common)
@@ -55,15 +57,25 @@ def main():
                 n_raw, raw_rate = frames_per_second(
                     [args.binary, "run", "--stdin-raw", f"{width}x{height}", "--fps", str(fps), "--out",
                      os.path.join(scratch, "raw")] + common, stdin=stdin)
-            if n_video != n_raw:
-                sys.exit(f"bench_video: {n_video} video frames against {n_raw} raw frames")
+            decoder = subprocess.Popen(
+                ["ffmpeg", "-v", "error", "-i", args.video, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], stdout=subprocess.PIPE)
+            n_pipe, pipe = frames_per_second(
+                [args.binary, "run", "--stdin-raw", f"{width}x{height}", "--fps", str(fps), "--out",
+                 os.path.join(scratch, "pipe")] + common, stdin=decoder.stdout)
+            decoder.wait()
+            if not n_video == n_raw == n_pipe:
+                sys.exit(f"bench_video: {n_video} video frames against {n_raw} raw and {n_pipe} piped frames")
+            pipe_rates.append(pipe)
+            pipe_ratios.append(video / pipe)
             video_rates.append(video)
             raw_rates.append(raw_rate)
             ratios.append(video / raw_rate)
-            print(f"round {round_ + 1}: video {video:.2f} frames/s, raw stdin {raw_rate:.2f} frames/s, ratio {video / raw_rate:.3f}")
+            print(f"round {round_ + 1}: video {video:.2f} frames/s, raw stdin {raw_rate:.2f} (ratio {video / raw_rate:.3f}), "
+                  f"ffmpeg pipe {pipe:.2f} (ratio {video / pipe:.3f})")
     print(f"{n_video} frames of {width}x{height}, {args.precision}: video median {statistics.median(video_rates):.2f} frames/s, "
           f"raw stdin median {statistics.median(raw_rates):.2f} frames/s, video/raw median ratio {statistics.median(ratios):.3f} "
-          f"(range {min(ratios):.3f}-{max(ratios):.3f})")
+          f"(range {min(ratios):.3f}-{max(ratios):.3f}); ffmpeg pipe median {statistics.median(pipe_rates):.2f} frames/s, "
+          f"video/pipe median ratio {statistics.median(pipe_ratios):.3f} (range {min(pipe_ratios):.3f}-{max(pipe_ratios):.3f})")
 
 
 if __name__ == "__main__":

@@ -123,7 +123,7 @@ static int convert(pv_reader *r, uint8_t *rgb, char *error, int error_size) {
         return fail(error, error_size, "frame %lld is %dx%d, the stream %dx%d", (long long)r->delivered, f->width, f->height,
                     r->width, r->height);
     r->scaler = sws_getCachedContext(r->scaler, f->width, f->height, f->format, r->width, r->height, AV_PIX_FMT_RGB24,
-                                     SWS_BILINEAR | SWS_ACCURATE_RND, NULL, NULL, NULL);
+                                     SWS_BILINEAR, NULL, NULL, NULL);
     if (!r->scaler) return fail(error, error_size, "frame %lld: cannot convert %s to rgb24", (long long)r->delivered,
                                 av_get_pix_fmt_name(f->format));
     // The stream's own colour matrix and range when it states them; else swscale's default (BT.601,

@@ -45,9 +45,8 @@ struct VideoFrameSourceTests {
         #expect(decoded.count == 12 && times.count == 12)
         for (frame, time) in zip(decoded, times) { #expect(abs(frame.timestamp - time) < 1e-6, "\(frame.name)") }
         #expect(decoded.map(\.name).last == path + " frame 11")
-        // Pixels: FFmpeg's own rgb24 decode with the reader's conversion (bilinear chroma, accurate
-        // rounding; FFmpeg's default bicubic differs by up to 179 levels at the pattern's sharp
-        // colour edges, 4.3 on average).
+        // Pixels: FFmpeg's own rgb24 decode with the reader's conversion flags (bilinear chroma; at
+        // this pattern's sharp colour edges FFmpeg's default bicubic differs by up to 179 levels).
         let reference = try VideoTestClips.rgbFrames(path)
         let ours = decoded.flatMap(\.image.pixels)
         #expect(reference.count == ours.count)

@@ -46,7 +46,7 @@ enum VideoTestClips {
     /// Every frame as rgb24, decoded by `ffmpeg` itself with the reader's conversion flags.
     static func rgbFrames(_ path: String) throws -> [UInt8] {
         Array(try run("ffmpeg", [
-            "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-sws_flags", "bilinear+accurate_rnd", "-fps_mode", "passthrough", "-",
+            "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-sws_flags", "bilinear", "-fps_mode", "passthrough", "-",
         ]))
     }
 }
