@@ -61,7 +61,7 @@ enum RunCommand: Command {
         let setup = try calibrationPath.map(CalibrationFile.load(path:))
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
         let engine = try PerceptionEngine(weights: weights, threads: try Defaults.threads(args), precision: try Defaults.precision(args))
-        let session = try RunSession(engine: engine, weights: weights, setup: setup, args: args)
+        let session = RunSession(engine: engine, weights: weights, setup: setup, args: args)
         if let size = args.value("stdin-raw") {
             try args.expectNoPositional()
             guard let setup else { throw CLIError("--stdin-raw needs --calibration") }

@@ -10,7 +10,7 @@ struct RunSession {
     let setup: CameraSetup?
     let args: Arguments
 
-    init(engine: PerceptionEngine, weights: Safety40Weights, setup: CameraSetup?, args: Arguments) throws {
+    init(engine: PerceptionEngine, weights: Safety40Weights, setup: CameraSetup?, args: Arguments) {
         self.engine = engine
         self.weights = weights
         self.setup = setup
@@ -51,9 +51,10 @@ struct RunSession {
             }
         } catch {
             progress.finish()
-            // What was processed stays: the sidecar is already finished; finish the others, then report.
-            try recording?.finish()
-            try video?.finish()
+            // What was processed stays: the sidecar is already finished; finish the others, then
+            // report the error that stopped the run.
+            do { try recording?.finish() } catch { printError("warning: the MCAP could not be finished: \(error)") }
+            do { try video?.finish() } catch { printError("warning: the video could not be finished: \(error)") }
             if case DriveRunError.source = error { throw IncompleteInput(error) }
             throw error
         }
