@@ -1,11 +1,11 @@
 // The video reader: demux the best video stream, decode in presentation order, convert to rgb24.
 #include "CVideo.h"
+#include "video_errors.h"
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
 #include <libswscale/swscale.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 struct pv_reader {
@@ -24,55 +24,42 @@ struct pv_reader {
     int draining, finished;
 };
 
-static int fail(char *error, int size, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(error, (size_t)size, format, args);
-    va_end(args);
-    return -1;
-}
-
-static const char *describe(int code, char *buffer, size_t size) {
-    if (av_strerror(code, buffer, size) < 0) snprintf(buffer, size, "error %d", code);
-    return buffer;
-}
-
 int pv_reader_open(const char *path, pv_reader **out, pv_video_info *info, char *error, int error_size) {
     char reason[128];
     *out = NULL;
     pv_reader *r = av_mallocz(sizeof *r);
-    if (!r) return fail(error, error_size, "out of memory");
+    if (!r) return pv_fail(error, error_size, "out of memory");
     r->stream = -1;
     // FFmpeg's own log would interleave with ours; failures come back as messages instead.
     av_log_set_level(AV_LOG_FATAL);
     int code = avformat_open_input(&r->format, path, NULL, NULL);
     if (code < 0) {
         pv_reader_close(r);
-        return fail(error, error_size, "not a readable video (%s)", describe(code, reason, sizeof reason));
+        return pv_fail(error, error_size, "not a readable video (%s)", pv_describe(code, reason, sizeof reason));
     }
     code = avformat_find_stream_info(r->format, NULL);
     if (code < 0) {
         pv_reader_close(r);
-        return fail(error, error_size, "cannot read the stream information (%s)", describe(code, reason, sizeof reason));
+        return pv_fail(error, error_size, "cannot read the stream information (%s)", pv_describe(code, reason, sizeof reason));
     }
     r->stream = av_find_best_stream(r->format, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (r->stream < 0) {
         pv_reader_close(r);
-        return fail(error, error_size, "no video track");
+        return pv_fail(error, error_size, "no video track");
     }
     AVStream *stream = r->format->streams[r->stream];
     const AVCodec *decoder = avcodec_find_decoder(stream->codecpar->codec_id);
     if (!decoder) {
         const char *name = avcodec_get_name(stream->codecpar->codec_id);
         pv_reader_close(r);
-        return fail(error, error_size, "unsupported video codec %s (this FFmpeg build cannot decode it)", name);
+        return pv_fail(error, error_size, "unsupported video codec %s (this FFmpeg build cannot decode it)", name);
     }
     r->codec = avcodec_alloc_context3(decoder);
     r->packet = av_packet_alloc();
     r->frame = av_frame_alloc();
     if (!r->codec || !r->packet || !r->frame) {
         pv_reader_close(r);
-        return fail(error, error_size, "out of memory");
+        return pv_fail(error, error_size, "out of memory");
     }
     avcodec_parameters_to_context(r->codec, stream->codecpar);
     // One decoding thread: the caller decodes ahead on a thread of its own, beside the engine's.
@@ -80,13 +67,13 @@ int pv_reader_open(const char *path, pv_reader **out, pv_video_info *info, char 
     code = avcodec_open2(r->codec, decoder, NULL);
     if (code < 0) {
         pv_reader_close(r);
-        return fail(error, error_size, "cannot open the %s decoder (%s)", decoder->name, describe(code, reason, sizeof reason));
+        return pv_fail(error, error_size, "cannot open the %s decoder (%s)", decoder->name, pv_describe(code, reason, sizeof reason));
     }
     r->width = stream->codecpar->width;
     r->height = stream->codecpar->height;
     if (r->width <= 0 || r->height <= 0) {
         pv_reader_close(r);
-        return fail(error, error_size, "the video track has no frame size");
+        return pv_fail(error, error_size, "the video track has no frame size");
     }
     AVRational rate = stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;
     r->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
@@ -120,11 +107,11 @@ static double frame_seconds(pv_reader *r) {
 static int convert(pv_reader *r, uint8_t *rgb, char *error, int error_size) {
     AVFrame *f = r->frame;
     if (f->width != r->width || f->height != r->height)
-        return fail(error, error_size, "frame %lld is %dx%d, the stream %dx%d", (long long)r->delivered, f->width, f->height,
+        return pv_fail(error, error_size, "frame %lld is %dx%d, the stream %dx%d", (long long)r->delivered, f->width, f->height,
                     r->width, r->height);
     r->scaler = sws_getCachedContext(r->scaler, f->width, f->height, f->format, r->width, r->height, AV_PIX_FMT_RGB24,
                                      SWS_BILINEAR, NULL, NULL, NULL);
-    if (!r->scaler) return fail(error, error_size, "frame %lld: cannot convert %s to rgb24", (long long)r->delivered,
+    if (!r->scaler) return pv_fail(error, error_size, "frame %lld: cannot convert %s to rgb24", (long long)r->delivered,
                                 av_get_pix_fmt_name(f->format));
     // The stream's own colour matrix and range when it states them; else swscale's default (BT.601,
     // limited range), which is what FFmpeg's own tools assume.
@@ -157,20 +144,20 @@ int pv_reader_next(pv_reader *r, uint8_t *rgb, double *seconds, char *error, int
         if (code == AVERROR_EOF) {
             r->finished = 1;
             if (r->frame_count > 0 && r->delivered < r->frame_count)
-                return fail(error, error_size, "the video ends after frame %lld of the %lld its index lists (truncated?)",
+                return pv_fail(error, error_size, "the video ends after frame %lld of the %lld its index lists (truncated?)",
                             (long long)r->delivered - 1, (long long)r->frame_count);
             // Without a frame index (Matroska, AVI), a stream that stops well before the duration
             // its header states was cut short.
             double step = r->fps > 0 ? 1 / r->fps : 0.1;
             if (r->frame_count <= 0 && r->end > 0 && r->previous + 2.5 * step < r->end)
-                return fail(error, error_size, "the video ends at %.3f s after frame %lld, its header says %.3f s (truncated?)",
+                return pv_fail(error, error_size, "the video ends at %.3f s after frame %lld, its header says %.3f s (truncated?)",
                             r->previous, (long long)r->delivered - 1, r->end);
             return 0;
         }
         if (code != AVERROR(EAGAIN))
-            return fail(error, error_size, "decoding stopped after frame %lld (%s)", (long long)r->delivered - 1,
-                        describe(code, reason, sizeof reason));
-        if (r->draining) return fail(error, error_size, "the decoder stalled after frame %lld", (long long)r->delivered - 1);
+            return pv_fail(error, error_size, "decoding stopped after frame %lld (%s)", (long long)r->delivered - 1,
+                        pv_describe(code, reason, sizeof reason));
+        if (r->draining) return pv_fail(error, error_size, "the decoder stalled after frame %lld", (long long)r->delivered - 1);
         code = av_read_frame(r->format, r->packet);
         if (code == AVERROR_EOF) {
             r->draining = 1;
@@ -178,14 +165,14 @@ int pv_reader_next(pv_reader *r, uint8_t *rgb, double *seconds, char *error, int
             continue;
         }
         if (code < 0)
-            return fail(error, error_size, "reading stopped after frame %lld (%s)", (long long)r->delivered - 1,
-                        describe(code, reason, sizeof reason));
+            return pv_fail(error, error_size, "reading stopped after frame %lld (%s)", (long long)r->delivered - 1,
+                        pv_describe(code, reason, sizeof reason));
         if (r->packet->stream_index == r->stream) {
             code = avcodec_send_packet(r->codec, r->packet);
             av_packet_unref(r->packet);
             if (code < 0 && code != AVERROR(EAGAIN))
-                return fail(error, error_size, "decoding stopped after frame %lld (%s)", (long long)r->delivered - 1,
-                            describe(code, reason, sizeof reason));
+                return pv_fail(error, error_size, "decoding stopped after frame %lld (%s)", (long long)r->delivered - 1,
+                            pv_describe(code, reason, sizeof reason));
         } else {
             av_packet_unref(r->packet);
         }

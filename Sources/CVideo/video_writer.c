@@ -1,12 +1,12 @@
 // The video writer: rgb24 frames → yuv420p → H.264 (libx264) in an MP4 with its index up front.
 #include "CVideo.h"
+#include "video_errors.h"
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 /// Presentation times in 1/90,000 s, the MPEG clock: fine enough for any variable frame rate.
@@ -23,38 +23,25 @@ struct pv_writer {
     int header_written, finished;
 };
 
-static int fail(char *error, int size, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(error, (size_t)size, format, args);
-    va_end(args);
-    return -1;
-}
-
-static const char *describe(int code, char *buffer, size_t size) {
-    if (av_strerror(code, buffer, size) < 0) snprintf(buffer, size, "error %d", code);
-    return buffer;
-}
-
 static int open_writer(const char *path, int width, int height, double fps, pv_writer **out, char *error, int error_size) {
     char reason[128];
     *out = NULL;
     if (width <= 0 || height <= 0 || width % 2 || height % 2)
-        return fail(error, error_size, "H.264 in yuv420p needs an even frame size, not %dx%d", width, height);
+        return pv_fail(error, error_size, "H.264 in yuv420p needs an even frame size, not %dx%d", width, height);
     av_log_set_level(AV_LOG_FATAL);
     pv_writer *w = av_mallocz(sizeof *w);
-    if (!w) return fail(error, error_size, "out of memory");
+    if (!w) return pv_fail(error, error_size, "out of memory");
     w->last_pts = AV_NOPTS_VALUE;
     *out = w;
     int code = avformat_alloc_output_context2(&w->format, NULL, "mp4", path);
-    if (code < 0) return fail(error, error_size, "cannot make an MP4 (%s)", describe(code, reason, sizeof reason));
+    if (code < 0) return pv_fail(error, error_size, "cannot make an MP4 (%s)", pv_describe(code, reason, sizeof reason));
     const AVCodec *encoder = avcodec_find_encoder_by_name("libx264");
-    if (!encoder) return fail(error, error_size, "this FFmpeg build has no libx264 encoder");
+    if (!encoder) return pv_fail(error, error_size, "this FFmpeg build has no libx264 encoder");
     w->stream = avformat_new_stream(w->format, NULL);
     w->codec = avcodec_alloc_context3(encoder);
     w->frame = av_frame_alloc();
     w->packet = av_packet_alloc();
-    if (!w->stream || !w->codec || !w->frame || !w->packet) return fail(error, error_size, "out of memory");
+    if (!w->stream || !w->codec || !w->frame || !w->packet) return pv_fail(error, error_size, "out of memory");
     AVRational rate = av_d2q(fps > 0 ? fps : 30, 90000);
     w->codec->width = width;
     w->codec->height = height;
@@ -67,7 +54,7 @@ static int open_writer(const char *path, int width, int height, double fps, pv_w
     av_opt_set(w->codec->priv_data, "preset", "veryfast", 0);
     av_opt_set(w->codec->priv_data, "crf", "23", 0);
     code = avcodec_open2(w->codec, encoder, NULL);
-    if (code < 0) return fail(error, error_size, "cannot open libx264 (%s)", describe(code, reason, sizeof reason));
+    if (code < 0) return pv_fail(error, error_size, "cannot open libx264 (%s)", pv_describe(code, reason, sizeof reason));
     avcodec_parameters_from_context(w->stream->codecpar, w->codec);
     w->stream->time_base = clock_base;
     w->stream->avg_frame_rate = rate;
@@ -75,17 +62,17 @@ static int open_writer(const char *path, int width, int height, double fps, pv_w
     w->frame->width = width;
     w->frame->height = height;
     code = av_frame_get_buffer(w->frame, 0);
-    if (code < 0) return fail(error, error_size, "out of memory");
+    if (code < 0) return pv_fail(error, error_size, "out of memory");
     w->scaler = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P,
                                SWS_BILINEAR | SWS_ACCURATE_RND, NULL, NULL, NULL);
-    if (!w->scaler) return fail(error, error_size, "cannot convert rgb24 to yuv420p");
+    if (!w->scaler) return pv_fail(error, error_size, "cannot convert rgb24 to yuv420p");
     code = avio_open(&w->format->pb, path, AVIO_FLAG_WRITE);
-    if (code < 0) return fail(error, error_size, "cannot create the file (%s)", describe(code, reason, sizeof reason));
+    if (code < 0) return pv_fail(error, error_size, "cannot create the file (%s)", pv_describe(code, reason, sizeof reason));
     AVDictionary *options = NULL;
     av_dict_set(&options, "movflags", "+faststart", 0);
     code = avformat_write_header(w->format, &options);
     av_dict_free(&options);
-    if (code < 0) return fail(error, error_size, "cannot write the MP4 header (%s)", describe(code, reason, sizeof reason));
+    if (code < 0) return pv_fail(error, error_size, "cannot write the MP4 header (%s)", pv_describe(code, reason, sizeof reason));
     w->header_written = 1;
     return 0;
 }
@@ -101,22 +88,22 @@ int pv_writer_open(const char *path, int width, int height, double fps, pv_write
 static int encode(pv_writer *w, AVFrame *frame, char *error, int error_size) {
     char reason[128];
     int code = avcodec_send_frame(w->codec, frame);
-    if (code < 0) return fail(error, error_size, "encoding failed (%s)", describe(code, reason, sizeof reason));
+    if (code < 0) return pv_fail(error, error_size, "encoding failed (%s)", pv_describe(code, reason, sizeof reason));
     for (;;) {
         code = avcodec_receive_packet(w->codec, w->packet);
         if (code == AVERROR(EAGAIN) || code == AVERROR_EOF) return 0;
-        if (code < 0) return fail(error, error_size, "encoding failed (%s)", describe(code, reason, sizeof reason));
+        if (code < 0) return pv_fail(error, error_size, "encoding failed (%s)", pv_describe(code, reason, sizeof reason));
         av_packet_rescale_ts(w->packet, w->codec->time_base, w->stream->time_base);
         w->packet->stream_index = w->stream->index;
         code = av_interleaved_write_frame(w->format, w->packet);
-        if (code < 0) return fail(error, error_size, "cannot write (%s)", describe(code, reason, sizeof reason));
+        if (code < 0) return pv_fail(error, error_size, "cannot write (%s)", pv_describe(code, reason, sizeof reason));
     }
 }
 
 int pv_writer_write(pv_writer *w, const uint8_t *rgb, int stride, double seconds, char *error, int error_size) {
     char reason[128];
     int code = av_frame_make_writable(w->frame);
-    if (code < 0) return fail(error, error_size, "out of memory (%s)", describe(code, reason, sizeof reason));
+    if (code < 0) return pv_fail(error, error_size, "out of memory (%s)", pv_describe(code, reason, sizeof reason));
     const uint8_t *planes[4] = {rgb, NULL, NULL, NULL};
     int strides[4] = {stride, 0, 0, 0};
     sws_scale(w->scaler, planes, strides, 0, w->codec->height, w->frame->data, w->frame->linesize);
@@ -133,9 +120,9 @@ int pv_writer_finish(pv_writer *w, char *error, int error_size) {
     w->finished = 1;
     if (encode(w, NULL, error, error_size) < 0) return -1;
     int code = av_write_trailer(w->format);
-    if (code < 0) return fail(error, error_size, "cannot finish the MP4 (%s)", describe(code, reason, sizeof reason));
+    if (code < 0) return pv_fail(error, error_size, "cannot finish the MP4 (%s)", pv_describe(code, reason, sizeof reason));
     code = avio_closep(&w->format->pb);
-    if (code < 0) return fail(error, error_size, "cannot close the file (%s)", describe(code, reason, sizeof reason));
+    if (code < 0) return pv_fail(error, error_size, "cannot close the file (%s)", pv_describe(code, reason, sizeof reason));
     return 0;
 }
 

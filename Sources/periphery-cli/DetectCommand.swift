@@ -78,7 +78,7 @@ enum DetectCommand: Command {
 
     /// The picture at `path`, or a video's frame.
     static func readFrame(_ path: String, args: Arguments) throws -> RGBImage {
-        let isPicture = ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+        let isPicture = ImageFile.pictureExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
         guard !isPicture || args.value("frame") != nil || args.value("time") != nil else { return try ImageFile.read(path: path) }
         let index = try args.value("frame").map { _ in Int(try args.number("frame", default: 0, in: 0...1e9)) }
         let seconds = try args.value("time").map { _ in try args.number("time", default: 0, in: 0...1e7) }

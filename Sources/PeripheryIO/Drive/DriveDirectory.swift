@@ -51,7 +51,7 @@ public struct DriveDirectory: Sendable {
             throw .unreadable(path: path, reason: "not a readable directory")
         }
         func framePictures(in names: [String]) -> [String] {
-            names.filter { ["png", "jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+            names.filter { ImageFile.pictureExtensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
         }
         // Frames at the top level, or in images/ (the layout `periphery synth --sequence` writes).
         var frameFolder = url
@@ -61,13 +61,16 @@ public struct DriveDirectory: Sendable {
             pictures = framePictures(in: inner)
         }
         guard !pictures.isEmpty else { throw .noFrames(path: path) }
-        func table(_ name: String) throws(DriveError) -> CSVTable? {
-            let file = url.appendingPathComponent(name).path
-            return FileManager.default.fileExists(atPath: file) ? try CSVTable(path: file) : nil
-        }
         try self.init(
             path: path, pictures: pictures.map { frameFolder.appendingPathComponent($0).path },
-            frames: try table("frames.csv"), motion: try table("motion.csv"), location: try table("location.csv"), fps: fps)
+            frames: try Self.table("frames.csv", in: url), motion: try Self.table("motion.csv", in: url),
+            location: try Self.table("location.csv", in: url), fps: fps)
+    }
+
+    /// The CSV table `name` in `folder`, or nil when there is none.
+    static func table(_ name: String, in folder: URL) throws(DriveError) -> CSVTable? {
+        let file = folder.appendingPathComponent(name).path
+        return FileManager.default.fileExists(atPath: file) ? try CSVTable(path: file) : nil
     }
 
     /// A drive from its frame files and its CSV tables, already read (`path` names the drive and,
@@ -146,6 +149,13 @@ public struct DriveDirectory: Sendable {
     static func number(_ fields: [Substring], _ index: Int) -> Double? {
         guard index < fields.count else { return nil }
         return Double(fields[index].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The recorded ego motion since the frame at `previous`: nil for the first frame and for a drive
+    /// without motion or location tables (frame sources then leave the ego to the run).
+    func recordedEgo(since previous: Double?, to current: Double) -> EgoDelta? {
+        guard let previous, !yawRates.isEmpty || !speeds.isEmpty else { return nil }
+        return egoDelta(from: previous, to: current)
     }
 
     /// Ego motion between two frame times from the recorded yaw rates and speeds (reference

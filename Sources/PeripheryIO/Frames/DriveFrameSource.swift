@@ -17,10 +17,7 @@ public struct DriveFrameSource: FrameSource {
     public mutating func next() throws -> SourceFrame? {
         guard index < drive.frames.count else { return nil }
         let entry = drive.frames[index]
-        var ego: EgoDelta?
-        if index > 0, !drive.yawRates.isEmpty || !drive.speeds.isEmpty {
-            ego = drive.egoDelta(from: drive.frames[index - 1].timestamp, to: entry.timestamp)
-        }
+        let ego = drive.recordedEgo(since: index > 0 ? drive.frames[index - 1].timestamp : nil, to: entry.timestamp)
         index += 1
         return SourceFrame(
             name: entry.path, image: try ImageFile.read(path: entry.path), timestamp: entry.timestamp,

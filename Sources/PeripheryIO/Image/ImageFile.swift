@@ -20,6 +20,8 @@ public enum ImageFile {
     public static let maxSide = 16_384
     /// Largest accepted pixel count, `width · height` (2²⁸, 768 MiB as RGB8).
     public static let maxPixels = 1 << 28
+    /// File name extensions of pictures, lower case: what a drive's frames and `detect` accept.
+    package static let pictureExtensions: Set<String> = ["png", "jpg", "jpeg"]
     /// Largest accepted file, bytes, checked before it is read.
     public static let maxFileSize = 1 << 30
 

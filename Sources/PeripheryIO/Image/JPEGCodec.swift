@@ -18,7 +18,7 @@ enum JPEGCodec {
                 UInt(ImageFile.maxPixels), &output, &width, &height, text.baseAddress)
         }
         defer { free(output) }
-        let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let reason = String(cMessage: message)
         switch Int(code) {
         case PERIPHERY_JPEG_OK: break
         case PERIPHERY_JPEG_TRUNCATED: throw .truncated(path: name, format: .jpeg)
@@ -52,7 +52,7 @@ enum JPEGCodec {
         }
         defer { free(output) }
         guard code == PERIPHERY_JPEG_OK, let output else {
-            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = String(cMessage: message)
             throw .corrupt(path: name, format: .jpeg, reason: reason)
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))

@@ -115,7 +115,7 @@ final class VideoDecoder {
                 return
             }
             if code < 0 {
-                _ = queue.push(.failure(.incomplete(path: path, frames: decoded, reason: VideoError.message(message))))
+                _ = queue.push(.failure(.incomplete(path: path, frames: decoded, reason: String(cMessage: message))))
                 return
             }
             let index = decoded

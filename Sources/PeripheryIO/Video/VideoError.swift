@@ -17,9 +17,4 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
         case let .unwritable(path, reason): "\(path): cannot write the video (\(reason))"
         }
     }
-
-    /// A C function's message buffer as text.
-    static func message(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

@@ -38,7 +38,7 @@ public struct VideoFrameSource: FrameSource {
         var raw = pv_video_info()
         var message = [CChar](repeating: 0, count: 512)
         let code = message.withUnsafeMutableBufferPointer { pv_reader_open(path, &reader, &raw, $0.baseAddress, Int32($0.count)) }
-        guard code == 0, let reader else { throw VideoError.unreadable(path: path, reason: VideoError.message(message)) }
+        guard code == 0, let reader else { throw VideoError.unreadable(path: path, reason: String(cMessage: message)) }
         let codec = withUnsafeBytes(of: raw.codec) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         info = VideoInfo(
             width: Int(raw.width), height: Int(raw.height), fps: raw.fps > 0 ? raw.fps : nil,
@@ -74,10 +74,7 @@ public struct VideoFrameSource: FrameSource {
         case let .failure(error):
             throw error
         case let .frame(image, seconds, index):
-            var ego: EgoDelta?
-            if let motion, let previous, !motion.yawRates.isEmpty || !motion.speeds.isEmpty {
-                ego = motion.egoDelta(from: previous, to: seconds)
-            }
+            let ego = motion?.recordedEgo(since: previous, to: seconds)
             previous = seconds
             return SourceFrame(
                 name: "\(path) frame \(index)", image: image, timestamp: seconds, ego: ego,
@@ -88,11 +85,7 @@ public struct VideoFrameSource: FrameSource {
     /// `motion.csv` and `location.csv` in the video's folder, as a drive without frames.
     private static func motionTables(beside path: String) throws -> DriveDirectory? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        func table(_ name: String) throws -> CSVTable? {
-            let file = folder.appendingPathComponent(name).path
-            return FileManager.default.fileExists(atPath: file) ? try CSVTable(path: file) : nil
-        }
-        let (motion, location) = (try table("motion.csv"), try table("location.csv"))
+        let (motion, location) = (try DriveDirectory.table("motion.csv", in: folder), try DriveDirectory.table("location.csv", in: folder))
         guard motion != nil || location != nil else { return nil }
         return try DriveDirectory(path: folder.path, pictures: [], frames: nil, motion: motion, location: location)
     }

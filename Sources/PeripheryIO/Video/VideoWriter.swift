@@ -33,7 +33,7 @@ public final class VideoWriter {
         let code = message.withUnsafeMutableBufferPointer {
             pv_writer_open(temporary, Int32(w), Int32(h), fps, &writer, $0.baseAddress, Int32($0.count))
         }
-        if code != 0 { throw .unwritable(path: path, reason: VideoError.message(message)) }
+        if code != 0 { throw .unwritable(path: path, reason: String(cMessage: message)) }
     }
 
     deinit {
@@ -53,7 +53,7 @@ public final class VideoWriter {
                 pv_writer_write(writer, pixels.baseAddress, Int32(picture.width * 3), seconds, $0.baseAddress, Int32($0.count))
             }
         }
-        if code != 0 { throw .unwritable(path: path, reason: VideoError.message(message)) }
+        if code != 0 { throw .unwritable(path: path, reason: String(cMessage: message)) }
         frames += 1
     }
 
@@ -64,7 +64,7 @@ public final class VideoWriter {
         let code = message.withUnsafeMutableBufferPointer { pv_writer_finish(writer, $0.baseAddress, Int32($0.count)) }
         pv_writer_close(writer)
         self.writer = nil
-        if code != 0 { throw .unwritable(path: path, reason: VideoError.message(message)) }
+        if code != 0 { throw .unwritable(path: path, reason: String(cMessage: message)) }
         guard rename(temporaryPath, path) == 0 else {
             throw .unwritable(path: path, reason: String(cString: strerror(errno)))
         }

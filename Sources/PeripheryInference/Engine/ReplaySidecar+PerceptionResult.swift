@@ -4,9 +4,13 @@ import PeripheryIO
 extension ReplaySidecar {
     /// Appends one frame of `PerceptionEngine`'s output.
     public mutating func append(pts: Double, ego: EgoDelta, result: PerceptionResult) throws {
-        let t = result.timings
         try append(
             pts: pts, ego: ego, detections: result.detections, tracks: result.tracks, calibration: result.calibration,
-            timings: [t.preprocess, t.inference, t.backbone, t.gather, t.head, t.decode])
+            timings: result.timings.sidecarMilliseconds)
     }
+}
+
+extension PerceptionTimings {
+    /// The stage timings a sidecar line records, in the order of its header's `timing_ms_fields`.
+    package var sidecarMilliseconds: [Double] { [preprocess, inference, backbone, gather, head, decode] }
 }
