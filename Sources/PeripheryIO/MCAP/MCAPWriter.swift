@@ -37,9 +37,7 @@ package struct MCAPWriter {
     private var channels: [Channel] = []
     private var chunk = OpenChunk()
     private var chunkIndexes: [ChunkIndex] = []
-    private var sequence: [ChannelID: UInt32] = [:]
     private var messageCounts: [ChannelID: UInt64] = [:]
-    private var messageStart = UInt64.max, messageEnd = UInt64.min
     private var finished = false
 
     /// Starts the file with the magic and a header naming `profile` and `library`.
@@ -82,11 +80,9 @@ package struct MCAPWriter {
     /// Adds one message on `channel` at `logTime` (nanoseconds), published at the same time.
     package mutating func write(channel: ChannelID, logTime: UInt64, data: some Collection<UInt8>) throws(OutputWriteError) {
         precondition(Int(channel) < channels.count, "unregistered MCAP channel \(channel)")
-        let number = sequence[channel, default: 0]
-        sequence[channel] = number &+ 1
+        // A channel's sequence numbers count its messages from 0.
+        let number = UInt32(truncatingIfNeeded: messageCounts[channel, default: 0])
         messageCounts[channel, default: 0] += 1
-        messageStart = min(messageStart, logTime)
-        messageEnd = max(messageEnd, logTime)
         chunk.index[channel, default: []].append((logTime, UInt64(chunk.records.bytes.count)))
         chunk.start = min(chunk.start, logTime)
         chunk.end = max(chunk.end, logTime)
@@ -145,7 +141,8 @@ package struct MCAPWriter {
     private func writeStatistics(into buffer: inout MCAPRecordBuffer) {
         let total = messageCounts.values.reduce(0, +)
         let counts = messageCounts.sorted { $0.key < $1.key }
-        let (start, end) = total == 0 ? (UInt64(0), UInt64(0)) : (messageStart, messageEnd)
+        // Every message is in a chunk by now, so the chunks' times span the messages'.
+        let start = chunkIndexes.map(\.start).min() ?? 0, end = chunkIndexes.map(\.end).max() ?? 0
         let (schemaCount, channelCount, chunkCount) = (schemas.count, channels.count, chunkIndexes.count)
         buffer.record(.statistics) {
             $0.u64(total)
