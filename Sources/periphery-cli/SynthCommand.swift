@@ -9,7 +9,7 @@ enum SynthCommand: Command {
     static let help = """
         USAGE: periphery synth --frames N --seed S --out DIR [--sequence --fps F] [--width W --height H]
                                [--pitch DEG --yaw DEG --roll DEG --height-m M] [--blur SIGMA] [--near-two-wheelers N]
-                               [--kitti] [--network-inputs]
+                               [--kitti] [--cityscapes3d] [--network-inputs]
 
         Renders N independent frames of procedurally generated road scenes (deterministic in S) and
         writes DIR/images/NNNNNN.png, DIR/calibration/NNNNNN.json and DIR/labels/NNNNNN.json (the visible
@@ -39,16 +39,17 @@ enum SynthCommand: Command {
           --near-two-wheelers N
                             place N two-wheelers in the lanes 5.5-10.5 m ahead of every scene
                             before its other traffic (training data for the near field; default 0)
-          --kitti           also write the KITTI object layout (image_2/, label_2/, calib/)
+          --kitti           also write the KITTI object layout (image_2/, label_2/, calib/, mount.json)
+          --cityscapes3d    also write the Cityscapes 3D layout (leftImg8bit/, camera/, gtBbox3d/)
           --network-inputs  also write DIR/network/NNNNNN.bin, the engine's network input and
-                            ProjectionLUT for the frame (what tools/train_synthetic.py reads)
+                            ProjectionLUT for the frame (what tools/train.py reads)
           --help            show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers"],
-                flags: ["network-inputs", "sequence", "kitti"])
+                flags: ["network-inputs", "sequence", "kitti", "cityscapes3d"])
         try args.expectNoPositional()
         _ = try args.required("frames")
         _ = try args.required("seed")
@@ -84,6 +85,9 @@ enum SynthCommand: Command {
             if args.flag("kitti") {
                 try KITTIObjectFormat.write(index: index, dataset: dataset, setup: setup, labels: frame.visibleLabels)
             }
+            if args.flag("cityscapes3d") {
+                try CityscapesBox3DFormat.write(index: index, dataset: dataset, setup: setup, labels: frame.visibleLabels)
+            }
             if let preprocessor {
                 try NetworkInputRecord(image: frame.image, setup: setup, preprocessor: preprocessor)
                     .write(to: dataset.file("network", index, "bin"))
@@ -107,6 +111,7 @@ enum SynthCommand: Command {
         let progress = ProgressLine(total: frames)
         var recorder = SyntheticDriveRecorder(dataset: dataset)
         recorder.writesKITTI = args.flag("kitti")
+        recorder.writesCityscapes3D = args.flag("cityscapes3d")
         recorder.renderOptions.blurSigma = blur
         let vehicles = try recorder.record(drive, camera: setup, frames: frames, fps: fps) {
             progress.update($0)

@@ -4,7 +4,7 @@ import Foundation
 let commands: [any Command.Type] = [
     SelfCheckCommand.self, DetectCommand.self, RunCommand.self, TrackCommand.self, LUTCommand.self, DecodeCommand.self,
     SynthCommand.self, EvalCommand.self, CalibrateCommand.self, ForwardCommand.self, BenchCommand.self, SoakCommand.self,
-    InfoCommand.self, QuantizeCommand.self,
+    InfoCommand.self, QuantizeCommand.self, PrepareCommand.self,
 ]
 
 let usage = """

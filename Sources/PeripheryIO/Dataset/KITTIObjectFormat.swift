@@ -41,24 +41,28 @@ public enum KITTIObjectFormat {
         ].joined(separator: "\n") + "\n"
     }
 
-    /// KITTI type names read as our labels.
-    static let readLabels = ["Car": 0, "Van": 0, "Truck": 1, "Tram": 1, "Cyclist": 2, "Pedestrian": 3, "Person_sitting": 3]
+    /// KITTI type names read as our labels; `Misc` and other types are not Safety40 classes.
+    public static let readLabels = ["Car": 0, "Van": 0, "Truck": 1, "Tram": 1, "Cyclist": 2, "Pedestrian": 3, "Person_sitting": 3]
 
-    /// Reads a `label_2` file as vehicle-frame boxes through the `Tr_velo_to_cam` of its `calib`
-    /// file. Unknown types are skipped; KITTI `Van` counts as light, `Tram` as large. `DontCare`
-    /// lines with a 3-D box become don't-care boxes; those without one (KITTI's own, with −1 sizes)
-    /// are skipped, as they mark image regions only.
+    /// One line of a `label_2` file.
+    public struct Object: Sendable, Hashable {
+        /// The KITTI type (`Car`, `DontCare`, …).
+        public var type: String
+        /// The 3-D box in the vehicle frame; `nil` for a `DontCare` region without one.
+        public var box: VehicleBox?
+        /// The 2-D box (x1, y1, x2, y2), source pixels.
+        public var rectangle: SIMD4<Double>
+    }
+
+    /// Reads a `label_2` file, boxes mapped from the rectified camera frame by `vehicleFromRectified`.
     ///
     /// - Throws: `DriveError.unreadable` naming the file, line and field.
-    public static func readLabels(label path: String, calib calibPath: String) throws(DriveError) -> FrameTruth {
-        let velo = try readVeloToCam(calibPath)
+    public static func readObjects(label path: String, vehicleFromRectified: RigidTransform) throws(DriveError) -> [Object] {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot read the file") }
-        var truth = FrameTruth(vehicles: [])
+        var objects: [Object] = []
         for (i, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.isEmpty { continue }
-            let isDontCare = fields[0] == "DontCare"
-            guard let label = isDontCare ? -1 : readLabels[String(fields[0])] else { continue }
             guard fields.count >= 15 else {
                 throw .unreadable(path: path, reason: "line \(i + 1): \(fields.count) fields, a KITTI label has 15")
             }
@@ -68,30 +72,44 @@ public enum KITTIObjectFormat {
                 throw .unreadable(path: path, reason: "line \(i + 1): \(names[bad]) is not a finite number")
             }
             let v = values.compactMap { $0 }
+            let type = String(fields[0])
             let (h, w, l) = (v[7], v[8], v[9])
-            if isDontCare && !(h > 0 && w > 0 && l > 0) { continue }
+            var object = Object(type: type, box: nil, rectangle: SIMD4(v[3], v[4], v[5], v[6]))
+            if type == "DontCare" && !(h > 0 && w > 0 && l > 0) {
+                objects.append(object)
+                continue
+            }
             guard h > 0, w > 0, l > 0 else { throw .unreadable(path: path, reason: "line \(i + 1): h, w and l must be positive") }
-            // camera = A·vehicle + t  →  vehicle = Aᵀ·(camera − t)
-            let bottom = velo.rotation.transposed * (SIMD3(v[10], v[11], v[12]) - velo.translation)
-            let heading = velo.rotation.transposed * SIMD3(cos(v[13]), 0, -sin(v[13]))
-            let box = GroundTruthBox(label: label, box: VehicleBox(
-                x: bottom.x, y: bottom.y, z: bottom.z + h / 2, length: l, width: w, height: h, yaw: atan2(heading.y, heading.x)))
-            if isDontCare { truth.dontCare.append(box) } else { truth.vehicles.append(box) }
+            // The label's location is the bottom centre; rotation_y turns the box's forward axis
+            // (rectified x) towards −z.
+            let t = vehicleFromRectified
+            let centre = t.rotation * SIMD3(v[10], v[11] - h / 2, v[12]) + t.translation
+            let heading = t.rotation * SIMD3(cos(v[13]), 0, -sin(v[13]))
+            object.box = VehicleBox(x: centre.x, y: centre.y, z: centre.z, length: l, width: w, height: h, yaw: atan2(heading.y, heading.x))
+            objects.append(object)
         }
-        return truth
+        return objects
     }
 
-    static func readVeloToCam(_ path: String) throws(DriveError) -> (rotation: Matrix3, translation: SIMD3<Double>) {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "cannot read the file") }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Tr_velo_to_cam:") {
-            let values = line.dropFirst("Tr_velo_to_cam:".count).split(separator: " ").compactMap { Double($0) }
-            guard values.count == 12, values.allSatisfy(\.isFinite) else {
-                throw .unreadable(path: path, reason: "Tr_velo_to_cam needs 12 finite numbers")
+    /// Reads a `label_2` file as vehicle-frame truth through the `Tr_velo_to_cam` and `R0_rect` of
+    /// its `calib` file (the velodyne frame is the vehicle frame, as `periphery synth --kitti`
+    /// writes). Types that are not Safety40 classes are skipped; `DontCare` lines with a 3-D box
+    /// become don't-care boxes, those without one (KITTI's own, with −1 sizes) mark image regions
+    /// only and are skipped here.
+    ///
+    /// - Throws: `DriveError.unreadable` naming the file, line and field.
+    public static func readLabels(label path: String, calib calibPath: String) throws(DriveError) -> FrameTruth {
+        let toVehicle = try vehicleFromRectified(try readCalib(calibPath), mount: .velodyne, path: calibPath)
+        var truth = FrameTruth(vehicles: [])
+        for object in try readObjects(label: path, vehicleFromRectified: toVehicle) {
+            guard let box = object.box else { continue }
+            if object.type == "DontCare" {
+                truth.dontCare.append(GroundTruthBox(label: -1, box: box))
+            } else if let label = readLabels[object.type] {
+                truth.vehicles.append(GroundTruthBox(label: label, box: box))
             }
-            let m = Matrix3(rows: SIMD3(values[0], values[1], values[2]), SIMD3(values[4], values[5], values[6]), SIMD3(values[8], values[9], values[10]))
-            return (m, SIMD3(values[3], values[7], values[11]))
         }
-        throw .unreadable(path: path, reason: "no Tr_velo_to_cam line")
+        return truth
     }
 
     package static func wrap(_ a: Double) -> Double { a - 2 * .pi * ((a + .pi) / (2 * .pi)).rounded(.down) }

@@ -32,7 +32,7 @@ extension KITTIObjectFormat {
         let occluded = label.occlusion < 0.1 ? 0 : (label.occlusion < 0.5 ? 1 : 2)
         let name = label.isInView && b.label >= 0 && b.label < typeNames.count ? typeNames[b.label] : "DontCare"
         return String(
-            format: "%@ %.2f %d %.2f %.2f %.2f %.2f %.2f %.6f %.6f %.6f %.6f %.6f %.6f %.6f", name, min(max(label.truncation, 0), 1),
+            format: "%@ %.2f %d %.2f %.2f %.2f %.2f %.2f %.9f %.9f %.9f %.9f %.9f %.9f %.9f", name, min(max(label.truncation, 0), 1),
             occluded, alpha, lo.x, lo.y, hi.x, hi.y, b.box.height, b.box.width, b.box.length, bottom.x, bottom.y, bottom.z, ry)
     }
 
@@ -47,5 +47,6 @@ extension KITTIObjectFormat {
         let text = labels.map { labelLine($0, setup: setup) }.joined(separator: "\n") + (labels.isEmpty ? "" : "\n")
         try AtomicFile.write(Data(text.utf8), to: dataset.file("label_2", index, "txt"))
         try AtomicFile.write(Data(calibText(setup).utf8), to: dataset.file("calib", index, "txt"))
+        try AtomicFile.write(Data(#"{"vehicle_frame": "velodyne"}"#.utf8 + [0x0A]), to: dataset.path + "/" + KITTIMount.fileName)
     }
 }

@@ -80,31 +80,6 @@ public struct SyntheticDataset: Sendable {
         if kitti {
             return (image, setup, try KITTIObjectFormat.readLabels(label: file("label_2", index, "txt"), calib: file("calib", index, "txt")))
         }
-        let labelPath = file("labels", index, "json")
-        guard let data = FileManager.default.contents(atPath: labelPath),
-              let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              let vehicles = root["vehicles"] as? [[String: Any]] else {
-            throw DriveError.unreadable(path: labelPath, reason: "not a labels object with a 'vehicles' array")
-        }
-        var truth = FrameTruth(vehicles: [])
-        for (i, v) in vehicles.enumerated() {
-            func number(_ key: String) throws(DriveError) -> Double {
-                guard let n = v[key] as? NSNumber, n.doubleValue.isFinite else {
-                    throw .unreadable(path: labelPath, reason: "vehicles[\(i)].\(key) must be a finite number")
-                }
-                return n.doubleValue
-            }
-            let box = GroundTruthBox(label: Int(try number("label")), box: VehicleBox(
-                x: try number("x"), y: try number("y"), z: try number("z"),
-                length: try number("length"), width: try number("width"), height: try number("height"), yaw: try number("yaw")))
-            let inView: Bool
-            switch v["in_view"] {
-            case nil: inView = true
-            case let flag as Bool: inView = flag
-            default: throw DriveError.unreadable(path: labelPath, reason: "vehicles[\(i)].in_view must be true or false")
-            }
-            if inView { truth.vehicles.append(box) } else { truth.dontCare.append(box) }
-        }
-        return (image, setup, truth)
+        return (image, setup, try NativeLabelsFile.read(path: file("labels", index, "json")))
     }
 }

@@ -49,6 +49,8 @@ public struct SyntheticDriveRecorder: Sendable {
     public var renderOptions = SceneRenderer.Options()
     /// Whether to write the KITTI object layout too.
     public var writesKITTI = false
+    /// Whether to write the Cityscapes 3D layout too.
+    public var writesCityscapes3D = false
 
     /// A recorder writing into `dataset`.
     public init(dataset: SyntheticDataset) { self.dataset = dataset }
@@ -79,6 +81,7 @@ public struct SyntheticDriveRecorder: Sendable {
             let visible = frame.visibleLabels
             try dataset.write(index: index, image: frame.image, setup: setup, labels: visible, ids: visible.map { traffic[$0.vehicleIndex] })
             if writesKITTI { try KITTIObjectFormat.write(index: index, dataset: dataset, setup: setup, labels: visible) }
+            if writesCityscapes3D { try CityscapesBox3DFormat.write(index: index, dataset: dataset, setup: setup, labels: visible) }
             labelled += visible.count
             framesCSV += "\(t)," + k.map { "\($0)" }.joined(separator: ",") + ",\(camera.intrinsics.width),\(camera.intrinsics.height),,,\n"
             trajectory.append([
