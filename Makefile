@@ -87,6 +87,10 @@ test-tools: venv deps
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_converters.py
 	$(VENV)/bin/python tools/verify_int8.py --binary .build/release/periphery
 	bash tools/check_mcap.sh .build/release/periphery $(VENV)/bin/python
+	# Our Cityscapes 3D files read by cityscapesscripts' own box and camera classes (docs/training.md §6).
+	$(VENV)/bin/python tools/check_cityscapes3d.py --self-test
+	rm -rf .build/cs3d && .build/release/periphery synth --frames 8 --seed 7 --out .build/cs3d --cityscapes3d --near-two-wheelers 1
+	$(VENV)/bin/python tools/check_cityscapes3d.py .build/cs3d
 
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
