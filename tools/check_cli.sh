@@ -70,7 +70,7 @@ diff -r "$out/synth-a" "$out/synth-b"
 python3 - "$out/eval.json" "$out/matches.jsonl" <<'PY'
 import json, sys
 report, lines = json.load(open(sys.argv[1])), [json.loads(l) for l in open(sys.argv[2])]
-assert [l["frame"] for l in lines] == [0, 1, 2], lines
+assert [l["frame"] for l in lines] == ["000000", "000001", "000002"], lines
 tp, fp, fn = (sum(len(l[k]) for l in lines) for k in ("matched", "false_positives", "missed"))
 assert tp + fn > 0 and all(len(p) == 2 and "score" in p[0] and "score" not in p[1] for l in lines for p in l["matched"]), lines
 assert abs(report["recall"] - tp / (tp + fn)) < 1e-12 and abs(report["precision"] - (tp / (tp + fp) if tp + fp else 0)) < 1e-12, (report, tp, fp, fn)
@@ -78,13 +78,32 @@ print(f"eval --matches: {tp} matched, {fp} false positives, {fn} missed, as the 
 PY
 "$bin" eval --data "$out/synth-a" --pitch-bias 0.5 --pitch-jitter 0.25 --json > /dev/null
 python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["frames"] == 3 and {"precision", "recall", "f1", "median_centre_error_m", "median_yaw_error_deg", "precision_10m", "recall_10m"} <= set(r), r; print("synth + eval: 3 frames")' "$out/eval.json"
-# The KITTI copy alone (with our calibration files) evaluates to the same numbers.
-"$bin" synth --frames 3 --seed 11 --out "$out/synth-k" --width 320 --height 200 --kitti
-mkdir -p "$out/kitti-only"
-cp -r "$out/synth-k/image_2" "$out/synth-k/label_2" "$out/synth-k/calib" "$out/synth-k/calibration" "$out/kitti-only/"
+# The same frames in the KITTI and Cityscapes 3D layouts alone evaluate to the same table (1e-6).
+"$bin" synth --frames 3 --seed 11 --out "$out/synth-k" --width 320 --height 200 --kitti --cityscapes3d
+mkdir -p "$out/kitti-only" "$out/cityscapes-only"
+cp -r "$out/synth-k/image_2" "$out/synth-k/label_2" "$out/synth-k/calib" "$out/synth-k/mount.json" "$out/kitti-only/"
+cp -r "$out/synth-k/leftImg8bit" "$out/synth-k/camera" "$out/synth-k/gtBbox3d" "$out/cityscapes-only/"
 "$bin" eval --data "$out/kitti-only" --json > "$out/eval-kitti.json"
-# KITTI label files hold six decimals, so errors may differ in the sixth digit.
-python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:]); assert a.keys() == b.keys() and all(abs(a[k] - b[k]) < 1e-4 if isinstance(a[k], float) else a[k] == b[k] for k in a), (a, b); print("eval on the KITTI layout: same report")' "$out/eval.json" "$out/eval-kitti.json"
+"$bin" eval --data "$out/cityscapes-only" --json > "$out/eval-cityscapes.json"
+python3 - "$out/eval.json" "$out/eval-kitti.json" "$out/eval-cityscapes.json" <<'PY'
+import json, sys
+native, *others = (json.load(open(p)) for p in sys.argv[1:])
+for other in others:
+    assert native.keys() == other.keys() and all(abs(native[k] - other[k]) <= 1e-6 for k in native), (native, other)
+print("eval on the native, KITTI and Cityscapes 3D layouts: the same table to 1e-6")
+PY
+# A frame whose camera file is missing is skipped with a warning naming it; --strict stops there.
+rm "$out/cityscapes-only/camera/train/synthetic/synthetic_000000_000001_camera.json"
+"$bin" eval --data "$out/cityscapes-only" --json > "$out/eval-skip.json" 2> "$out/eval-skip.err"
+grep -q "skipped frame synthetic_000000_000001: .*synthetic_000000_000001_camera.json: cannot read the file" "$out/eval-skip.err"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["frames"] == 2' "$out/eval-skip.json"
+if "$bin" eval --data "$out/cityscapes-only" --strict > /dev/null 2> "$out/eval-strict.err"; then echo "eval --strict passed a missing camera file"; exit 1; fi
+grep -q "synthetic_000000_000001_camera.json: cannot read the file" "$out/eval-strict.err"
+echo "eval: a frame without its camera file is skipped with a warning, or stops the run with --strict"
+# prepare turns any layout into the trainer's inputs.
+"$bin" prepare --data "$out/kitti-only" --out "$out/prepared" 2> /dev/null
+test "$(ls "$out/prepared/network" | wc -l)" = 3 && test -f "$out/prepared/complete" && test -f "$out/prepared/labels/000002.json"
+echo "prepare: 3 KITTI frames -> network inputs, labels and calibrations"
 # A synthetic drive is a drive directory: run reads its frames, CSVs and calibration.
 "$bin" synth --sequence --frames 6 --fps 10 --seed 4 --out "$out/seq" --width 256 --height 160
 "$bin" run "$out/seq" --out "$out/seq-run" > /dev/null

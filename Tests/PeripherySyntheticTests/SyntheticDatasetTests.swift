@@ -113,7 +113,12 @@ import Testing
             _ = try KITTIObjectFormat.readLabels(label: label, calib: calib)
         }
         try Data("P2: 1 2 3\n".utf8).write(to: URL(fileURLWithPath: calib))
-        #expect(throws: DriveError.unreadable(path: calib, reason: "no Tr_velo_to_cam line")) {
+        #expect(throws: DriveError.unreadable(path: calib, reason: "P2 has 3 numbers, not 12")) {
+            _ = try KITTIObjectFormat.readLabels(label: label, calib: calib)
+        }
+        let noVelodyne = KITTIObjectFormat.calibText(setup).split(separator: "\n").filter { !$0.hasPrefix("Tr_velo_to_cam") }
+        try Data(noVelodyne.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: calib))
+        #expect(throws: DriveError.unreadable(path: calib, reason: "no Tr_velo_to_cam line (mount.json says vehicle_frame velodyne)")) {
             _ = try KITTIObjectFormat.readLabels(label: label, calib: calib)
         }
     }

@@ -83,7 +83,6 @@ extension KITTIObjectFormat {
         guard [k00, k11, k22].allSatisfy({ $0 > 1e-12 && $0.isFinite }), abs(q.determinant - 1) < 1e-6 else {
             throw .unreadable(path: path, reason: "P2 is not the projection of a camera")
         }
-        let k = Matrix3(rows: SIMD3(k00, k01, k02), SIMD3(0, k11, k12), SIMD3(0, 0, k22))
         // Camera centre in the rectified frame: M · c + column = 0, c = −Qᵀ · K⁻¹ · column.
         let column = calib.projectionColumn
         let z = column.z / k22, y = (column.y - k12 * z) / k11, x = (column.x - k01 * y - k02 * z) / k00

@@ -8,6 +8,7 @@ import PeripheryGeometry
 /// DIR/image_2/NNNNNN.png   the frame (a hard link to images/NNNNNN.png when both exist)
 /// DIR/label_2/NNNNNN.txt   type truncated occluded alpha x1 y1 x2 y2 h w l x y z rotation_y
 /// DIR/calib/NNNNNN.txt     P0..P3, R0_rect, Tr_velo_to_cam, Tr_imu_to_velo
+/// DIR/mount.json           where the vehicle frame is (`KITTIMount`)
 /// ```
 ///
 /// KITTI's "velodyne" frame is the vehicle frame (both x forward, y left, z up). The rectified
@@ -17,6 +18,8 @@ import PeripheryGeometry
 /// through the full matrices are exact). Classes map light → `Car`, large → `Truck`,
 /// two-wheeler → `Cyclist`; `occluded` is 0 below 10 % occlusion, 1 below 50 %, else 2. A vehicle
 /// visible in the frame but not in the detector's crop is written as `DontCare`, with its 3-D box.
+/// Boxes are written with nine decimals, so that they read back to a nanometre; `mount.json` says
+/// `{"vehicle_frame": "velodyne"}`, as the mount changes from frame to frame.
 public enum KITTIObjectFormat {
     /// KITTI type names of the vehicle classes, by label.
     public static let typeNames = ["Car", "Truck", "Cyclist", "Pedestrian"]
