@@ -83,7 +83,7 @@ venv: $(VENV)/.stamp
 # Needs the venv and the release CLI (built with the flags of `make test`, so that build is reused).
 test-tools: venv deps
 	$(SWIFT) build $(RELEASE)
-	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_train_synthetic.py
+	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_train.py
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_converters.py
 	$(VENV)/bin/python tools/verify_int8.py --binary .build/release/periphery
 	bash tools/check_mcap.sh .build/release/periphery $(VENV)/bin/python

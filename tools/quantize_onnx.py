@@ -16,7 +16,7 @@ INT8 kernels. Settings:
 
 Calibration frames are real preprocessed network inputs: ``DIR/network/NNNNNN.bin`` records written
 by ``periphery synth --frames N --seed S --out DIR --network-inputs`` (the engine's own crop, Lanczos
-resize and letterbox), normalised exactly as ``tools/train_synthetic.py`` feeds the trainer (the
+resize and letterbox), normalised exactly as ``tools/train.py`` feeds the trainer (the
 contract's mean/std, 0 outside the letterbox). Each record also carries its frame's ProjectionLUT;
 it is not used: the exported model's gather has one constant LUT (``selfcheck_lut.bin`` unless
 exported with another), so the calibration sees the post-gather tensors through that LUT, as every
@@ -94,7 +94,7 @@ def calibration_records(directory: Path, limit: Optional[int] = None) -> List[Pa
 def network_input(path: Path) -> np.ndarray:
     """One record → the normalised network input [1, 3, 256, 512] float32 (its LUT is ignored)."""
     sys.path.insert(0, str(TOOLS))
-    import train_synthetic as ts  # the trainer's reader and normalisation are the reference
+    import train as ts  # the trainer's reader and normalisation are the reference
 
     raw = path.read_bytes()
     if len(raw) != ts.RECORD_BYTES:

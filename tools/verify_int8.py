@@ -5,7 +5,7 @@
 
 Input: rendered frames of Periphery's synthetic world (``periphery synth --frames 1 --seed S
 --network-inputs``, seeds 31, 3 and 4 by default): the engine's letterboxed 8-bit network input
-normalised with MEAN/STD as ``train_synthetic.normalise`` does, with the frame's own calibration
+normalised with MEAN/STD as ``train.normalise`` does, with the frame's own calibration
 (LUT from ``periphery lut``). Swift: ``periphery forward --precision int8``, whose dumped
 ``features``, ``classes``, ``boxes`` and ``directions`` are compared with:
 
@@ -360,7 +360,7 @@ def synthetic_frame(binary: Path, seed: int, scratch: Path) -> Tuple[np.ndarray,
     pixels = np.frombuffer(raw[16 : 16 + 3 * 256 * 512], dtype=np.uint8).reshape(3, 256, 512)
     mean = np.array(s40.PIXEL_MEAN, dtype=np.float32)[:, None, None]
     std = np.array(s40.PIXEL_STD, dtype=np.float32)[:, None, None]
-    image = np.zeros((3, 256, 512), dtype=np.float32)  # 0 outside the letterbox (train_synthetic.normalise)
+    image = np.zeros((3, 256, 512), dtype=np.float32)  # 0 outside the letterbox (train.normalise)
     image[:, y : y + h, x : x + w] = (pixels[:, y : y + h, x : x + w].astype(np.float32) - mean) / std
     return image[None], out / "calibration" / "000000.json"
 

@@ -64,7 +64,7 @@ def inputs(random: int, calibration: Path, lut: Tuple[np.ndarray, np.ndarray], f
         out.append(Input(f"random-{seed}", np.random.default_rng(seed).uniform(-2, 2, s40.IMAGE_SHAPE).astype(np.float32),
                          lut, calibration))
     if frames is not None:
-        import train_synthetic as T
+        import train as T
 
         for frame in list(T.load_frames([frames], 1.0, 2.0).values())[:max_frames]:
             stem = frame.name.split("/")[-1]
@@ -131,7 +131,7 @@ def top_candidates(classes: np.ndarray, count: int = 10) -> set:
 
 def detections(out: Dict[str, np.ndarray], threshold: float = 0.5) -> List[Tuple[int, float, float]]:
     """(label, x, y) of the decoded detections (score threshold, plausibility, 2 m circular NMS)."""
-    import train_synthetic as T
+    import train as T
 
     return [(d[1], d[2], d[3]) for d in T.decode(out["classes"], out["boxes"], out["directions"], threshold)]
 
