@@ -101,9 +101,17 @@ if "$bin" eval --data "$out/cityscapes-only" --strict > /dev/null 2> "$out/eval-
 grep -q "synthetic_000000_000001_camera.json: cannot read the file" "$out/eval-strict.err"
 echo "eval: a frame without its camera file is skipped with a warning, or stops the run with --strict"
 # prepare turns any layout into the trainer's inputs.
+# A KITTI DontCare region (no 3-D box) becomes don't-care labels at the head cells it covers.
+echo "DontCare -1 -1 -10 100.0 80.0 220.0 140.0 -1 -1 -1 -1000 -1000 -1000 -10" >> "$out/kitti-only/label_2/000001.txt"
 "$bin" prepare --data "$out/kitti-only" --out "$out/prepared" 2> /dev/null
 test "$(ls "$out/prepared/network" | wc -l)" = 3 && test -f "$out/prepared/complete" && test -f "$out/prepared/labels/000002.json"
-echo "prepare: 3 KITTI frames -> network inputs, labels and calibrations"
+python3 - "$out/prepared/labels/000001.json" <<'PY'
+import json, sys
+labels = json.load(open(sys.argv[1]))
+region = [v for v in labels["vehicles"] if v["label"] == -1]
+assert labels["ignored_regions"] == [[100, 80, 220, 140]] and region and not any(v["in_view"] for v in region), labels
+print(f"prepare: 3 KITTI frames -> network inputs, labels and calibrations; a DontCare region -> {len(region)} don't-care cells")
+PY
 # A synthetic drive is a drive directory: run reads its frames, CSVs and calibration.
 "$bin" synth --sequence --frames 6 --fps 10 --seed 4 --out "$out/seq" --width 256 --height 160
 "$bin" run "$out/seq" --out "$out/seq-run" > /dev/null

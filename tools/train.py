@@ -11,7 +11,7 @@ Dataset layouts (`docs/training.md` §6): a ``--data`` directory that holds ``ne
 other directory (a KITTI object root, a Cityscapes 3D root, a synthetic directory without network
 inputs) is first converted by ``$PERIPHERY prepare --data DIR --out CACHE`` (binary from the
 environment variable PERIPHERY, default .build/release/periphery; ``--split``, ``--mount-height``,
-``--mount-pitch`` and ``--strict`` are passed through). The cache is
+``--mount-pitch``, ``--layout`` and ``--strict`` are passed through). The cache is
 ``--cache``/<dir name>-<8 hex of the SHA-1 of DIR's absolute path>[-<split>] (``--cache`` defaults to
 OUT/prepared) and is reused when it holds the ``complete`` marker of a successful prepare and
 was made with the same options (CACHE/prepare.json). Labels with ``"label": -1`` (a class that is not a Safety40 class)

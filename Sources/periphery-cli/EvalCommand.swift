@@ -16,7 +16,8 @@ enum EvalCommand: Command {
         vehicles only, predictions by descending score take the nearest unmatched truth closer than
         2.0 m). Labelled vehicles outside the network's crop are "don't care": a prediction near
         one is not a false positive and missing one is not a miss, and so are labels that are not a
-        Safety40 class; detections inside a KITTI DontCare region are left out. Prints precision, recall, F1, median centre error, median yaw error, precision and
+        Safety40 class; detections inside a KITTI DontCare region are left out. Prints precision,
+        recall, F1, median centre error, median yaw error, precision and
         recall inside 10 m, contact error and the frame count.
 
         OPTIONS:
@@ -37,7 +38,8 @@ enum EvalCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, options: DatasetArguments.options.union(["weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches", "precision"]),
+            arguments,
+            options: DatasetArguments.options.union(["weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches", "precision"]),
             flags: DatasetArguments.flags.union(["json"]))
         try args.expectNoPositional()
         let dataset = try DatasetArguments.open(args)

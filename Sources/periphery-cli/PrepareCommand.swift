@@ -13,7 +13,8 @@ enum PrepareCommand: Command {
         and its ProjectionLUT, as `synth --network-inputs` writes them), OUT/calibration/NNNNNN.json,
         OUT/labels/NNNNNN.json (vehicle-frame boxes; "in_view" false for labels out of the detector's
         view and for classes that are not Safety40's, which have "label" -1; KITTI DontCare regions as
-        "ignored_regions", source pixels) and OUT/sources.csv (index, source image). OUT/complete is
+        "ignored_regions", source pixels, and as a don't-care label at each head cell whose centre
+        0.75 m above the road projects into one) and OUT/sources.csv (index, source image). OUT/complete is
         written last. tools/train.py runs this for every --data directory that has no network inputs.
 
         OPTIONS:
@@ -44,8 +45,10 @@ enum PrepareCommand: Command {
                     "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw, "in_view": inView,
                 ]
             }
+            let regions = ignoredCells(frame).map { GroundTruthBox(label: -1, box: $0) }
             let labels: [String: Any] = [
-                "vehicles": frame.truth.vehicles.map { entry($0, inView: true) } + frame.truth.dontCare.map { entry($0, inView: false) },
+                "vehicles": frame.truth.vehicles.map { entry($0, inView: true) }
+                    + (frame.truth.dontCare + regions).map { entry($0, inView: false) },
                 "ignored_regions": frame.ignoredRegions.map { [$0.x, $0.y, $0.z, $0.w] },
             ]
             try AtomicFile.write(try JSONSerialization.data(withJSONObject: labels, options: [.sortedKeys]), to: out.file("labels", index, "json"))
@@ -59,5 +62,20 @@ enum PrepareCommand: Command {
         try AtomicFile.write(Data("\(index) frames\n".utf8), to: out.path + "/complete")
         printError("\(index) frames (\(skipped) skipped), \(vehicles) vehicles in view -> \(out.path)")
         return 0
+    }
+
+    /// Head cells whose centre, 0.75 m above the road, projects into one of the frame's ignored
+    /// image regions, as don't-care boxes: the trainer ignores the anchors around a don't-care
+    /// label, so a KITTI DontCare region is honoured without the trainer knowing the camera.
+    static func ignoredCells(_ frame: LabelledFrame) -> [VehicleBox] {
+        guard !frame.ignoredRegions.isEmpty else { return [] }
+        let calibration = CameraCalibration(frame.setup)
+        return stride(from: 0, to: AnchorGrid.anchors.count, by: Safety40.anchorSizesPerCell * Safety40.anchorRotationsPerCell).compactMap { i in
+            let cell = AnchorGrid.anchors[i]
+            let centre = SIMD3(cell.y + Frames.gridToVehicle.translation.x, -cell.x, 0.75)
+            guard let p = calibration.sourcePoint(centre),
+                  frame.ignoredRegions.contains(where: { p.x >= $0.x && p.x <= $0.z && p.y >= $0.y && p.y <= $0.w }) else { return nil }
+            return VehicleBox(x: centre.x, y: centre.y, z: centre.z, length: 1, width: 1, height: 1.5, yaw: 0)
+        }
     }
 }

@@ -75,7 +75,8 @@ import Testing
         let p2: [Double] = [721.5377, 0, 609.5593, 44.85728, 0, 721.5377, 172.854, 0.2163791, 0, 0, 1, 0.002745884]
         let text = "P0: 721.5377 0 609.5593 0 0 721.5377 172.854 0 0 0 1 0\nP2: " + p2.map { "\($0)" }.joined(separator: " ")
             + "\nR0_rect: 0.9999239 0.00983776 -0.007445048 -0.009869795 0.9999421 -0.004278459 0.007402527 0.004351614 0.9999631\n"
-            + "Tr_velo_to_cam: 7.533745e-03 -9.999714e-01 -6.166020e-04 -4.069766e-03 1.480249e-02 7.280733e-04 -9.998902e-01 -7.631618e-02 9.998621e-01 7.523790e-03 1.480755e-02 -2.717806e-01\n"
+            + "Tr_velo_to_cam: 7.533745e-03 -9.999714e-01 -6.166020e-04 -4.069766e-03 1.480249e-02 7.280733e-04 -9.998902e-01 "
+            + "-7.631618e-02 9.998621e-01 7.523790e-03 1.480755e-02 -2.717806e-01\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: calib))
         try Data(#"{"height_m": 1.65, "pitch_deg": -1.5, "forward_of_origin_m": 1.2}"#.utf8).write(to: URL(fileURLWithPath: folder + "/mount.json"))
         let mount = try KITTIMount.load(root: folder, height: nil, pitchDegrees: nil)
@@ -103,7 +104,8 @@ import Testing
         let folder = try scratchFolder("kitti-mount")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(throws: DriveError.self) { _ = try KITTIMount.load(root: folder, height: nil, pitchDegrees: nil) }
-        #expect(try KITTIMount.load(root: folder, height: 1.65, pitchDegrees: 2) == .rectifiedCamera(MountPose(pitchDegrees: 2, height: 1.65, forwardOfOrigin: 0)))
+        let flags = try KITTIMount.load(root: folder, height: 1.65, pitchDegrees: 2)
+        #expect(flags == .rectifiedCamera(MountPose(pitchDegrees: 2, height: 1.65, forwardOfOrigin: 0)))
         try Data(#"{"height_m": 9}"#.utf8).write(to: URL(fileURLWithPath: folder + "/mount.json"))
         #expect(throws: DriveError.self) { _ = try KITTIMount.load(root: folder, height: nil, pitchDegrees: nil) }
     }

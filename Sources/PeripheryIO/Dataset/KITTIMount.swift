@@ -53,7 +53,8 @@ public enum KITTIMount: Sendable, Hashable {
             yawDegrees: try number("yaw_deg", nil), height: try number("height_m", height, required: true),
             forwardOfOrigin: try number("forward_of_origin_m", nil), lateralOffset: try number("lateral_offset_m", nil))
         guard pose.isPlausible else {
-            throw .unreadable(path: height == nil ? path : root, reason: "the mount (height \(pose.height) m) is outside the plausible range of docs/geometry.md")
+            throw .unreadable(
+                path: height == nil ? path : root, reason: "the mount (height \(pose.height) m) is outside the plausible range of docs/geometry.md")
         }
         return .rectifiedCamera(pose)
     }

@@ -55,7 +55,9 @@ extension KITTIObjectFormat {
             // rectified = S · R · (vehicle − c)
             return RigidTransform(rotation: (Frames.sensorToImageAxes * pose.vehicleToSensorRotation).transposed, translation: pose.cameraCentre)
         case .velodyne:
-            guard let velo = calib.veloToCamera else { throw .unreadable(path: path, reason: "no Tr_velo_to_cam line (mount.json says vehicle_frame velodyne)") }
+            guard let velo = calib.veloToCamera else {
+                throw .unreadable(path: path, reason: "no Tr_velo_to_cam line (mount.json says vehicle_frame velodyne)")
+            }
             let a = calib.rectification * velo.rotation
             guard abs(a.determinant - 1) < 1e-6 else { throw .unreadable(path: path, reason: "R0_rect · Tr_velo_to_cam is not a rotation") }
             let inverse = a.transposed
