@@ -161,3 +161,34 @@ import Testing
         #expect(throws: DriveError.unreadable(path: frame.labels, reason: "line 2: x is not a finite number")) { _ = try reader.read(frame) }
     }
 }
+
+/// The geometry the real-dataset readers use, against the renderer's own ray camera.
+@Suite struct BoxViewTests {
+    /// `CameraCalibration.viewTruncation` (the readers' "in view" rule) equals the view truncation the
+    /// scene labeller computes for rendered vehicles through the renderer's camera.
+    @Test(arguments: 0 ..< 4 as Range<UInt64>)
+    func viewTruncationMatchesTheRenderer(seed: UInt64) throws {
+        var rng = SyntheticRandom(seed: seed &+ 100)
+        let setup = try SyntheticCamera(width: 320, height: 200).draw(&rng)
+        let frame = SceneRenderer().render(SceneSampler().scene(seed: seed), intrinsics: setup.intrinsics, pose: setup.pose)
+        let calibration = CameraCalibration(setup)
+        try #require(!frame.labels.isEmpty)
+        for label in frame.labels {
+            #expect(abs(calibration.viewTruncation(label.box.box) - label.viewTruncation) < 1e-9)
+        }
+    }
+
+    /// A pose rebuilt from its own rotation and camera centre is the pose, across the plausible range.
+    @Test(arguments: 0 ..< 16 as Range<UInt64>)
+    func mountPoseFromItsRotation(seed: UInt64) throws {
+        var rng = SyntheticRandom(seed: seed)
+        let pose = MountPose(
+            pitchDegrees: rng.uniform(-25, 25), rollDegrees: rng.uniform(-25, 25), yawDegrees: rng.uniform(-25, 25),
+            height: rng.uniform(0.5, 2.9), forwardOfOrigin: rng.uniform(-1.5, 5.5), lateralOffset: rng.uniform(-1.2, 1.2))
+        let rebuilt = MountPose(vehicleToSensor: pose.vehicleToSensorRotation, cameraCentre: pose.cameraCentre)
+        for (a, b) in [(pose.pitch, rebuilt.pitch), (pose.roll, rebuilt.roll), (pose.yaw, rebuilt.yaw), (pose.height, rebuilt.height),
+                       (pose.forwardOfOrigin, rebuilt.forwardOfOrigin), (pose.lateralOffset, rebuilt.lateralOffset)] {
+            #expect(abs(a - b) < 1e-12)
+        }
+    }
+}
