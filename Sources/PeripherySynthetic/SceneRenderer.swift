@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
+import PeripheryIO
 
 /// Renders synthetic scenes by casting one ray per pixel against the road plane and every box.
 ///
@@ -27,7 +28,7 @@ public struct SceneRenderer: Sendable, Hashable {
         /// Creates options; the defaults give mild noise and jitter.
         public init(
             textureNoise: Double = 0.06, sensorNoise: Double = 2.0, photometricJitter: Bool = true,
-            noiseSeed: UInt64 = 0, minimumVisiblePixels: Int = 40, hazeDistance: Double = 400
+            noiseSeed: UInt64 = 0, minimumVisiblePixels: Int = LabelledFrame.minimumViewPixels, hazeDistance: Double = 400
         ) {
             self.textureNoise = textureNoise
             self.sensorNoise = sensorNoise

@@ -38,17 +38,10 @@ enum PrepareCommand: Command {
         let skipped = try DatasetArguments.forEachFrame(dataset, strict: args.flag("strict")) { frame in
             try NetworkInputRecord(image: frame.image, setup: frame.setup, preprocessor: preprocessor).write(to: out.file("network", index, "bin"))
             try AtomicFile.write(CalibrationFile.encode(frame.setup), to: out.file("calibration", index, "json"))
-            func entry(_ truth: GroundTruthBox, inView: Bool) -> [String: Any] {
-                let b = truth.box
-                return [
-                    "class": VehicleClass(rawValue: truth.label)?.name ?? "unknown", "label": truth.label, "x": b.x, "y": b.y, "z": b.z,
-                    "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw, "in_view": inView,
-                ]
-            }
-            let regions = ignoredCells(frame).map { GroundTruthBox(label: -1, box: $0) }
+            let regions = frame.ignoredRegionCells.map { GroundTruthBox(label: -1, box: $0) }
             let labels: [String: Any] = [
-                "vehicles": frame.truth.vehicles.map { entry($0, inView: true) }
-                    + (frame.truth.dontCare + regions).map { entry($0, inView: false) },
+                "vehicles": frame.truth.vehicles.map { NativeLabelsFile.entry($0, inView: true) }
+                    + (frame.truth.dontCare + regions).map { NativeLabelsFile.entry($0, inView: false) },
                 "ignored_regions": frame.ignoredRegions.map { [$0.x, $0.y, $0.z, $0.w] },
             ]
             try AtomicFile.write(try JSONSerialization.data(withJSONObject: labels, options: [.sortedKeys]), to: out.file("labels", index, "json"))
@@ -62,20 +55,5 @@ enum PrepareCommand: Command {
         try AtomicFile.write(Data("\(index) frames\n".utf8), to: out.path + "/complete")
         printError("\(index) frames (\(skipped) skipped), \(vehicles) vehicles in view -> \(out.path)")
         return 0
-    }
-
-    /// Head cells whose centre, 0.75 m above the road, projects into one of the frame's ignored
-    /// image regions, as don't-care boxes: the trainer ignores the anchors around a don't-care
-    /// label, so a KITTI DontCare region is honoured without the trainer knowing the camera.
-    static func ignoredCells(_ frame: LabelledFrame) -> [VehicleBox] {
-        guard !frame.ignoredRegions.isEmpty else { return [] }
-        let calibration = CameraCalibration(frame.setup)
-        return stride(from: 0, to: AnchorGrid.anchors.count, by: Safety40.anchorSizesPerCell * Safety40.anchorRotationsPerCell).compactMap { i in
-            let cell = AnchorGrid.anchors[i]
-            let centre = SIMD3(cell.y + Frames.gridToVehicle.translation.x, -cell.x, 0.75)
-            guard let p = calibration.sourcePoint(centre),
-                  frame.ignoredRegions.contains(where: { p.x >= $0.x && p.x <= $0.z && p.y >= $0.y && p.y <= $0.w }) else { return nil }
-            return VehicleBox(x: centre.x, y: centre.y, z: centre.z, length: 1, width: 1, height: 1.5, yaw: 0)
-        }
     }
 }

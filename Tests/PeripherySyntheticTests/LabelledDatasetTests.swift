@@ -81,7 +81,7 @@ import Testing
         try Data(#"{"height_m": 1.65, "pitch_deg": -1.5, "forward_of_origin_m": 1.2}"#.utf8).write(to: URL(fileURLWithPath: folder + "/mount.json"))
         let mount = try KITTIMount.load(root: folder, height: nil, pitchDegrees: nil)
         #expect(mount == .rectifiedCamera(MountPose(pitchDegrees: -1.5, height: 1.65, forwardOfOrigin: 1.2)))
-        let setup = try KITTIObjectFormat.readCamera(calib: calib, width: 1242, height: 375, mount: mount)
+        let setup = try KITTIObjectFormat.readCamera(calib: calib, width: 1242, height: 375, mount: mount).setup
         let calibration = CameraCalibration(setup)
         let toVehicle = try KITTIObjectFormat.vehicleFromRectified(try KITTIObjectFormat.readCalib(calib), mount: mount, path: calib)
         for q in [SIMD3(0.0, 1.0, 10.0), SIMD3(-4.0, 1.6, 25.0), SIMD3(3.0, -0.5, 7.0)] {

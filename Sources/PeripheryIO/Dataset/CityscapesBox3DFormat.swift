@@ -56,30 +56,43 @@ public enum CityscapesBox3DFormat {
             yaw: try value(extrinsic, "extrinsic", "yaw"), height: try value(extrinsic, "extrinsic", "z"),
             forwardOfOrigin: try value(extrinsic, "extrinsic", "x"), lateralOffset: try value(extrinsic, "extrinsic", "y"))
         guard pose.isPlausible else { throw .unreadable(path: path, reason: "extrinsic: the mount is outside the plausible range of docs/geometry.md") }
+        let (fx, fy) = (try value(intrinsic, "intrinsic", "fx"), try value(intrinsic, "intrinsic", "fy"))
+        let (cx, cy) = (try value(intrinsic, "intrinsic", "u0"), try value(intrinsic, "intrinsic", "v0"))
         do {
-            let intrinsics = try CameraIntrinsics(
-                fx: try value(intrinsic, "intrinsic", "fx"), fy: try value(intrinsic, "intrinsic", "fy"),
-                cx: try value(intrinsic, "intrinsic", "u0"), cy: try value(intrinsic, "intrinsic", "v0"), width: width, height: height)
-            return CameraSetup(intrinsics: intrinsics, pose: pose)
-        } catch let error as DriveError {
-            throw error
+            return CameraSetup(intrinsics: try CameraIntrinsics(fx: fx, fy: fy, cx: cx, cy: cy, width: width, height: height), pose: pose)
         } catch {
             throw .unreadable(path: path, reason: "intrinsic: \(error)")
         }
     }
 
-    /// The image size a `gtBbox3d` file states (`imgWidth`, `imgHeight`), if it does.
-    public static func imageSize(path: String) throws(DriveError) -> (width: Int, height: Int)? {
-        let root = try jsonObject(path)
-        guard let w = root["imgWidth"] as? Int, let h = root["imgHeight"] as? Int else { return nil }
-        return (w, h)
+    /// A `gtBbox3d` file, parsed once for its image size and its objects.
+    public struct BoxFile {
+        let path: String
+        let root: [String: Any]
+
+        /// Reads and parses the file.
+        ///
+        /// - Throws: `DriveError.unreadable` when it cannot be read or is not a JSON object.
+        public init(path: String) throws(DriveError) {
+            self.path = path
+            root = try jsonObject(path)
+        }
+
+        /// The image size the file states (`imgWidth`, `imgHeight`), if it does.
+        public var imageSize: (width: Int, height: Int)? {
+            guard let w = root["imgWidth"] as? Int, let h = root["imgHeight"] as? Int else { return nil }
+            return (w, h)
+        }
+
+        /// The file's objects, after checking its sensor block against `camera`.
+        ///
+        /// - Throws: `DriveError.unreadable` naming the file and field (`objects[2].3d.center`).
+        public func objects(camera: CameraSetup) throws(DriveError) -> [Object] {
+            try readObjects(root, path: path, camera: camera)
+        }
     }
 
-    /// Reads a `gtBbox3d` file's objects, after checking its sensor block against `camera`.
-    ///
-    /// - Throws: `DriveError.unreadable` naming the file and field (`objects[2].3d.center`).
-    public static func readObjects(path: String, camera: CameraSetup) throws(DriveError) -> [Object] {
-        let root = try jsonObject(path)
+    static func readObjects(_ root: [String: Any], path: String, camera: CameraSetup) throws(DriveError) -> [Object] {
         if let sensor = root["sensor"] as? [String: Any] { try checkSensor(sensor, camera: camera, path: path) }
         guard let objects = root["objects"] as? [[String: Any]] else { throw .unreadable(path: path, reason: "no 'objects' array") }
         return try objects.enumerated().map { (i, o) throws(DriveError) in

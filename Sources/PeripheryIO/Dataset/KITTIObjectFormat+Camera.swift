@@ -65,13 +65,16 @@ extension KITTIObjectFormat {
         }
     }
 
-    /// The camera of a `calib` file for frames of `width` × `height` pixels.
+    /// The camera of a `calib` file for frames of `width` × `height` pixels, and the map from its
+    /// rectified frame, where the labels are, to the vehicle frame.
     ///
     /// P2's 3 × 3 part is split into intrinsics and a rotation (an RQ decomposition), so P2 need not
     /// be upper triangular; its last column places the camera in the rectified frame.
     ///
     /// - Throws: `DriveError.unreadable` naming the file and the line, or the implausible value.
-    public static func readCamera(calib path: String, width: Int, height: Int, mount: KITTIMount) throws(DriveError) -> CameraSetup {
+    public static func readCamera(
+        calib path: String, width: Int, height: Int, mount: KITTIMount
+    ) throws(DriveError) -> (setup: CameraSetup, vehicleFromRectified: RigidTransform) {
         let calib = try readCalib(path)
         let toVehicle = try vehicleFromRectified(calib, mount: mount, path: path)
         let m = calib.projection
@@ -106,6 +109,6 @@ extension KITTIObjectFormat {
                 format: "the camera's mount (pitch %.2f°, roll %.2f°, yaw %.2f°, height %.3f m, forward %.3f m) is implausible",
                 pose.pitch * 180 / .pi, pose.roll * 180 / .pi, pose.yaw * 180 / .pi, pose.height, pose.forwardOfOrigin))
         }
-        return CameraSetup(intrinsics: intrinsics, pose: pose)
+        return (CameraSetup(intrinsics: intrinsics, pose: pose), toVehicle)
     }
 }

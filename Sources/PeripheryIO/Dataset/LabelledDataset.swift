@@ -123,7 +123,8 @@ public struct LabelledDataset: Sendable {
     /// Reads one frame: its picture, camera and ground truth.
     ///
     /// - Throws: the image, calibration or label error naming the file and field;
-    ///   `DriveError.frameSize` when the picture's size is not the camera's.
+    ///   `DriveError.frameSize` when the picture's size is not the calibration's (native) or the
+    ///   size the labels state (Cityscapes 3D).
     public func read(_ frame: Frame) throws -> LabelledFrame {
         let image = try ImageFile.read(path: frame.image)
         let setup: CameraSetup
@@ -135,10 +136,15 @@ public struct LabelledDataset: Sendable {
         case .native:
             setup = try CalibrationFile.load(path: frame.camera)
             truth = try NativeLabelsFile.read(path: frame.labels)
+            // The other layouts take the camera's size from the picture.
+            let k = setup.intrinsics
+            guard k.width == image.width, k.height == image.height else {
+                throw DriveError.frameSize(path: frame.image, size: "\(image.width)x\(image.height)", camera: "\(k.width)x\(k.height) in \(frame.camera)")
+            }
         case .kitti:
             let mount = kittiMount ?? .velodyne
-            setup = try KITTIObjectFormat.readCamera(calib: frame.camera, width: image.width, height: image.height, mount: mount)
-            let toVehicle = try KITTIObjectFormat.vehicleFromRectified(try KITTIObjectFormat.readCalib(frame.camera), mount: mount, path: frame.camera)
+            let toVehicle: RigidTransform
+            (setup, toVehicle) = try KITTIObjectFormat.readCamera(calib: frame.camera, width: image.width, height: image.height, mount: mount)
             let calibration = CameraCalibration(setup)
             for object in try KITTIObjectFormat.readObjects(label: frame.labels, vehicleFromRectified: toVehicle) {
                 guard let box = object.box else {
@@ -153,13 +159,13 @@ public struct LabelledDataset: Sendable {
                 add(GroundTruthBox(label: label, box: box), inView: LabelledFrame.isInView(box, visible: object.rectangle, calibration: calibration))
             }
         case .cityscapes3D:
-            let size = try CityscapesBox3DFormat.imageSize(path: frame.labels)
-            if let size, size != (image.width, image.height) {
+            let boxes = try CityscapesBox3DFormat.BoxFile(path: frame.labels)
+            if let size = boxes.imageSize, size != (image.width, image.height) {
                 throw DriveError.frameSize(path: frame.image, size: "\(image.width)x\(image.height)", camera: "\(size.width)x\(size.height) in \(frame.labels)")
             }
             setup = try CityscapesBox3DFormat.readCamera(path: frame.camera, width: image.width, height: image.height)
             let calibration = CameraCalibration(setup)
-            for object in try CityscapesBox3DFormat.readObjects(path: frame.labels, camera: setup) {
+            for object in try boxes.objects(camera: setup) {
                 guard let label = CityscapesBox3DFormat.readLabels[object.label] else {
                     warnings.append("\(frame.labels): label '\(object.label)' is not a Safety40 class; read as don't-care")
                     truth.dontCare.append(GroundTruthBox(label: -1, box: object.box))
@@ -168,10 +174,6 @@ public struct LabelledDataset: Sendable {
                 add(GroundTruthBox(label: label, box: object.box),
                     inView: object.inView ?? LabelledFrame.isInView(object.box, visible: object.modal, calibration: calibration))
             }
-        }
-        let k = setup.intrinsics
-        guard k.width == image.width, k.height == image.height else {
-            throw DriveError.frameSize(path: frame.image, size: "\(image.width)x\(image.height)", camera: "\(k.width)x\(k.height) in \(frame.camera)")
         }
         return LabelledFrame(name: frame.name, image: image, setup: setup, truth: truth, ignoredRegions: ignoredRegions, warnings: warnings)
     }

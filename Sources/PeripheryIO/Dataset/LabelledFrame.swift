@@ -22,11 +22,13 @@ public struct LabelledFrame: Sendable {
     public static func isInView(_ box: VehicleBox, visible: SIMD4<Double>?, calibration: CameraCalibration) -> Bool {
         guard calibration.viewTruncation(box) <= maximumViewTruncation else { return false }
         guard let visible else { return true }
-        return calibration.crop.overlap(visible) >= Double(minimumViewPixels)
+        return ImageRectangle.intersectionArea(visible, calibration.crop.rectangle) >= Double(minimumViewPixels)
     }
 
-    /// The synthetic world's limits (its renderer's minimum visible pixels; KITTI's 50 % truncation).
+    /// The most of a vehicle's projection that may lie outside the view: KITTI's rule, whose
+    /// evaluation ignores objects truncated by more than 50 % (the synthetic world's labeller uses it too).
     public static let maximumViewTruncation = 0.5
+    /// The fewest visible pixels inside the view (the synthetic world's renderer's default minimum).
     public static let minimumViewPixels = 40
 
     /// `detections` without those whose projected box has at least half its rectangle inside an
@@ -37,10 +39,24 @@ public struct LabelledFrame: Sendable {
         return detections.filter { detection in
             guard let r = calibration.projectedRectangle(detection.box) else { return true }
             let area = (r.z - r.x) * (r.w - r.y)
-            return !ignoredRegions.contains { region in
-                let inside = max(0, min(r.z, region.z) - max(r.x, region.x)) * max(0, min(r.w, region.w) - max(r.y, region.y))
-                return area > 0 && inside >= 0.5 * area
-            }
+            return !ignoredRegions.contains { area > 0 && ImageRectangle.intersectionArea(r, $0) >= 0.5 * area }
+        }
+    }
+
+    /// Head cells whose centre, 0.75 m above the road, projects into one of the ignored regions, as
+    /// don't-care boxes: the trainer ignores the anchors around a don't-care label, so a KITTI
+    /// DontCare region is honoured without the trainer knowing the camera.
+    public var ignoredRegionCells: [VehicleBox] {
+        guard !ignoredRegions.isEmpty else { return [] }
+        let calibration = CameraCalibration(setup)
+        let perCell = Safety40.anchorSizesPerCell * Safety40.anchorRotationsPerCell
+        return stride(from: 0, to: AnchorGrid.anchors.count, by: perCell).compactMap { i in
+            let cell = AnchorGrid.anchors[i]
+            var centre = Frames.gridToVehicle.apply(SIMD3(cell.x, cell.y, 0))
+            centre.z = 0.75
+            guard let p = calibration.sourcePoint(centre),
+                  ignoredRegions.contains(where: { p.x >= $0.x && p.x <= $0.z && p.y >= $0.y && p.y <= $0.w }) else { return nil }
+            return VehicleBox(x: centre.x, y: centre.y, z: centre.z, length: 1, width: 1, height: 1.5, yaw: 0)
         }
     }
 }

@@ -6,6 +6,15 @@ import PeripheryCore
 /// vehicle frame, z at the box centre. Vehicles with `"in_view": false` are don't-care; labels
 /// without `in_view` count as in view.
 public enum NativeLabelsFile {
+    /// One vehicle's entry: class name, label, box and `in_view` (writers add their own fields).
+    public static func entry(_ truth: GroundTruthBox, inView: Bool) -> [String: Any] {
+        let b = truth.box
+        return [
+            "class": VehicleClass(rawValue: truth.label)?.name ?? "unknown", "label": truth.label, "x": b.x, "y": b.y, "z": b.z,
+            "length": b.length, "width": b.width, "height": b.height, "yaw": b.yaw, "in_view": inView,
+        ]
+    }
+
     /// Reads one labels file as ground truth.
     ///
     /// - Throws: `DriveError.unreadable` naming the file and the field (`vehicles[3].x`).

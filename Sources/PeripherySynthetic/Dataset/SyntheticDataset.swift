@@ -56,13 +56,10 @@ public struct SyntheticDataset: Sendable {
         try AtomicFile.write(CalibrationFile.encode(setup), to: file("calibration", index, "json"))
         precondition(ids == nil || ids?.count == labels.count, "one id per label")
         let vehicles: [[String: Any]] = labels.enumerated().map { i, l in
-            let b = l.box
-            var entry: [String: Any] = [
-                "class": VehicleClass(rawValue: b.label)?.name ?? "unknown", "label": b.label, "x": b.box.x, "y": b.box.y, "z": b.box.z,
-                "length": b.box.length, "width": b.box.width, "height": b.box.height, "yaw": b.box.yaw,
-                "visible_pixels": l.visiblePixels, "view_pixels": l.viewPixels, "view_truncation": l.viewTruncation, "in_view": l.isInView,
-                    "occlusion": l.occlusion, "truncation": l.truncation,
-            ]
+            var entry = NativeLabelsFile.entry(l.box, inView: l.isInView).merging([
+                "visible_pixels": l.visiblePixels, "view_pixels": l.viewPixels, "view_truncation": l.viewTruncation,
+                "occlusion": l.occlusion, "truncation": l.truncation,
+            ]) { first, _ in first }
             if let ids { entry["id"] = ids[i] }
             return entry
         }
