@@ -4,7 +4,9 @@ import Foundation
 import PeripheryCore
 
 /// Decodes a video on a thread of its own, up to three frames ahead of the caller, so that
-/// decoding runs while the engine works on the previous frame.
+/// decoding runs while the engine works on the previous frame. The thread borrows a core from
+/// `CoreBudget.process` while it decodes, so that the engine's workers give it one instead of
+/// fighting it for the cores.
 ///
 /// The thread owns the FFmpeg reader; it stops at the end of the selection, at the first error, or
 /// when the decoder is released, and closes the reader itself.
@@ -105,8 +107,10 @@ final class VideoDecoder {
         while true {
             var seconds = 0.0, code: Int32 = 0
             let pixels = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                code = message.withUnsafeMutableBufferPointer {
-                    pv_reader_next(reader, buffer.baseAddress, &seconds, $0.baseAddress, Int32($0.count))
+                code = CoreBudget.process.borrow {
+                    message.withUnsafeMutableBufferPointer {
+                        pv_reader_next(reader, buffer.baseAddress, &seconds, $0.baseAddress, Int32($0.count))
+                    }
                 }
                 count = code == 1 ? size : 0
             }
