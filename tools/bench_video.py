@@ -2,13 +2,15 @@
 
 Three ways in, alternated round by round in one run: the video file itself; raw frames from a file
 decoded beforehand (the engine alone, the strict baseline); raw frames piped live from `ffmpeg`
-(the workflow a video file replaces, decoding in a second process on the same cores). every command runs with OPENBLAS_CORETYPE and
+(the workflow a video file replaces, decoding in a second process on the same cores). Every command runs with OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE removed from its environment (users do not set them). Frames per second are the
 ones `run` reports (engine, tracker and sidecar; decoding included for the video). Prints each
 round, the medians and the median of the per-round ratios.
 
 Usage: bench_video.py --binary BIN --video CLIP.mp4 --calibration C.json [--rounds 5] [--precision int8]
-The raw frames are decoded once by ffmpeg into a scratch file first.
+The raw frames are decoded once by ffmpeg into a scratch file first. The video is read through a link
+in the scratch folder, so that motion.csv or location.csv beside the clip cannot give the video run
+work (mount calibration from motion) that the raw runs do not have.
 """
 
 import argparse
@@ -48,11 +50,13 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         raw = os.path.join(scratch, "frames.raw")
         subprocess.run(["ffmpeg", "-v", "error", "-i", args.video, "-f", "rawvideo", "-pix_fmt", "rgb24", raw], check=True)
+        clip = os.path.join(scratch, "clip" + os.path.splitext(args.video)[1])
+        os.symlink(os.path.abspath(args.video), clip)
         common = ["--calibration", args.calibration, "--precision", args.precision]
         video_rates, raw_rates, ratios, pipe_rates, pipe_ratios = [], [], [], [], []
         for round_ in range(args.rounds):
             n_video, video = frames_per_second(
-                [args.binary, "run", args.video, "--out", os.path.join(scratch, "video")] + common)
+                [args.binary, "run", clip, "--out", os.path.join(scratch, "video")] + common)
             with open(raw, "rb") as stdin:
                 n_raw, raw_rate = frames_per_second(
                     [args.binary, "run", "--stdin-raw", f"{width}x{height}", "--fps", str(fps), "--out",
