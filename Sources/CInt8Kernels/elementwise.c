@@ -6,7 +6,13 @@
 
 // Compiled for AVX-512 and AVX2 as well as the x86-64 baseline, picked at load by the loader
 // (ifunc): the same IEEE operations in the same order, so every copy gives the same bytes.
-#if defined(__x86_64__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+// ThreadSanitizer instruments the ifunc resolvers, which the loader runs before its runtime is up.
+#define PQ_NO_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(PQ_NO_CLONES)
 #define VECTORISED __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define VECTORISED
