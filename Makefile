@@ -5,7 +5,7 @@ SWIFT ?= swift
 # @testable imports working in release.
 RELEASE := -c release -Xswiftc -enable-testing
 # Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
-DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg
+DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients
 
 .PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check
 

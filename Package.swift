@@ -19,10 +19,11 @@ let package = Package(
         .target(name: "PeripheryRendering", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
         .systemLibrary(name: "CLibPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
-        // Video files: FFmpeg's libraries (CFFmpeg) behind a small C reader and H.264 writer (CVideo).
+        // Video files, cameras and streams: FFmpeg's libraries (CFFmpeg) behind a small C reader and
+        // H.264 writer (CVideo).
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+            providers: [.apt(["libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         .target(name: "CVideo", dependencies: ["CFFmpeg"]),
         .target(name: "PeripheryIO", dependencies: ["PeripheryCore", "PeripheryGeometry", "CLibPNG", "CJPEG", "CFFmpeg", "CVideo"]),
         .target(name: "PeripherySynthetic", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO"]),
@@ -32,7 +33,7 @@ let package = Package(
         .target(name: "CInt8Kernels"),
         .target(
             name: "PeripheryInference",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO", "COpenBLAS", "CInt8Kernels"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "COpenBLAS", "CInt8Kernels"],
             resources: [.copy("Resources/Conformance")]
         ),
         // The umbrella: `import Periphery` is the one import a program needs.

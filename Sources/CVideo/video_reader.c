@@ -6,7 +6,11 @@
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
 #include <libswscale/swscale.h>
+#include <libavdevice/avdevice.h>
+#include <libavutil/opt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 struct pv_reader {
     AVFormatContext *format;
@@ -22,25 +26,124 @@ struct pv_reader {
     double end;
     double previous;
     int draining, finished;
+    // Live sources: a deadline for the blocking call in progress and a flag another thread sets.
+    double timeout, deadline;
+    const volatile int *cancel;
+    // A packet that went into the decoder since the last frame was flagged corrupt.
+    int damaged;
+    int last_corrupt;
 };
 
+static double monotonic_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec + now.tv_nsec / 1e9;
+}
+
+/// FFmpeg polls this during every blocking call: non-zero makes the call give up.
+static int interrupted(void *opaque) {
+    pv_reader *r = opaque;
+    if (r->cancel && __atomic_load_n(r->cancel, __ATOMIC_RELAXED)) return 1;
+    return r->deadline > 0 && monotonic_seconds() > r->deadline;
+}
+
+static void arm(pv_reader *r) { r->deadline = r->timeout > 0 ? monotonic_seconds() + r->timeout : 0; }
+
+/// Why a blocking call failed: our own deadline or cancel flag, else FFmpeg's text.
+static const char *why(pv_reader *r, int code, char *buffer, size_t size) {
+    if (r->cancel && __atomic_load_n(r->cancel, __ATOMIC_RELAXED)) return "stopped";
+    if (code == AVERROR_EXIT || (r->deadline > 0 && monotonic_seconds() > r->deadline)) {
+        snprintf(buffer, size, "nothing arrived for %.1f s", r->timeout);
+        return buffer;
+    }
+    return pv_describe(code, buffer, size);
+}
+
 int pv_reader_open(const char *path, pv_reader **out, pv_video_info *info, char *error, int error_size) {
+    pv_open_options options = {0};
+    return pv_reader_open_with(path, &options, out, info, error, error_size);
+}
+
+/// The demuxer options of a live source: FFmpeg's option names, each one ignored by the formats and
+/// protocols that do not know it.
+static AVDictionary *live_options(const pv_open_options *o) {
+    AVDictionary *d = NULL;
+    char text[32];
+    if (o->video_size) av_dict_set(&d, "video_size", o->video_size, 0);
+    if (o->framerate) av_dict_set(&d, "framerate", o->framerate, 0);
+    if (o->input_format) av_dict_set(&d, "input_format", o->input_format, 0);
+    if (o->rtsp_transport) av_dict_set(&d, "rtsp_transport", o->rtsp_transport, 0);
+    if (o->listen) {
+        av_dict_set(&d, "listen", "1", 0);
+        av_dict_set(&d, "rtsp_flags", "listen", 0);
+    }
+    if (o->timeout > 0) {
+        // Microseconds, for the protocols that also time out on their own.
+        snprintf(text, sizeof text, "%lld", (long long)(o->timeout * 1e6));
+        av_dict_set(&d, "rw_timeout", text, 0);
+    }
+    if (o->low_latency) {
+        av_dict_set(&d, "fflags", "nobuffer", 0);
+        av_dict_set(&d, "probesize", "500000", 0);
+        av_dict_set(&d, "analyzeduration", "500000", 0);
+        // A UDP burst larger than the socket buffer must not end the stream.
+        av_dict_set(&d, "overrun_nonfatal", "1", 0);
+        av_dict_set(&d, "fifo_size", "50000", 0);
+    }
+    return d;
+}
+
+int pv_reader_open_with(const char *path, const pv_open_options *o, pv_reader **out, pv_video_info *info, char *error,
+                        int error_size) {
     char reason[128];
     *out = NULL;
     pv_reader *r = av_mallocz(sizeof *r);
     if (!r) return pv_fail(error, error_size, "out of memory");
     r->stream = -1;
+    r->timeout = o->timeout;
+    r->cancel = o->cancel;
     // FFmpeg's own log would interleave with ours; failures come back as messages instead.
     av_log_set_level(AV_LOG_FATAL);
-    int code = avformat_open_input(&r->format, path, NULL, NULL);
-    if (code < 0) {
-        pv_reader_close(r);
-        return pv_fail(error, error_size, "not a readable video (%s)", pv_describe(code, reason, sizeof reason));
+    const AVInputFormat *format = NULL;
+    if (o->format) {
+        avdevice_register_all();
+        format = av_find_input_format(o->format);
+        if (!format) {
+            pv_reader_close(r);
+            return pv_fail(error, error_size, "this FFmpeg has no %s input", o->format);
+        }
     }
+    r->format = avformat_alloc_context();
+    if (!r->format) {
+        pv_reader_close(r);
+        return pv_fail(error, error_size, "out of memory");
+    }
+    r->format->interrupt_callback.callback = interrupted;
+    r->format->interrupt_callback.opaque = r;
+    AVDictionary *options = live_options(o);
+    arm(r);
+    int code = avformat_open_input(&r->format, path, format, &options);
+    av_dict_free(&options);
+    if (code < 0) {
+        // avformat_open_input frees the context on failure.
+        r->format = NULL;
+        const char *text = why(r, code, reason, sizeof reason);
+        pv_reader_close(r);
+        if (o->format && code == AVERROR(ENOENT)) return pv_fail(error, error_size, "no such device");
+        if (o->format && code == AVERROR(ENOTTY)) return pv_fail(error, error_size, "not a V4L2 capture device (%s)", text);
+        if (o->format && code == AVERROR(EINVAL))
+            return pv_fail(error, error_size, "the camera refused the capture options: --video-size, --framerate or --input-format (%s)",
+                           text);
+        return pv_fail(error, error_size, "%s (%s)", o->format || o->listen || o->timeout > 0 ? "cannot open the source"
+                                                                                              : "not a readable video", text);
+    }
+    if (o->low_latency) r->format->flags |= AVFMT_FLAG_NOBUFFER;
+    arm(r);
     code = avformat_find_stream_info(r->format, NULL);
     if (code < 0) {
+        const char *text = why(r, code, reason, sizeof reason);
         pv_reader_close(r);
-        return pv_fail(error, error_size, "cannot read the stream information (%s)", pv_describe(code, reason, sizeof reason));
+        return pv_fail(error, error_size, "cannot read the stream information (%s)", text);
     }
     r->stream = av_find_best_stream(r->format, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (r->stream < 0) {
@@ -64,13 +167,14 @@ int pv_reader_open(const char *path, pv_reader **out, pv_video_info *info, char 
     avcodec_parameters_to_context(r->codec, stream->codecpar);
     // One decoding thread: the caller decodes ahead on a thread of its own, beside the engine's.
     r->codec->thread_count = 1;
+    if (o->low_latency) r->codec->flags |= AV_CODEC_FLAG_LOW_DELAY;
     code = avcodec_open2(r->codec, decoder, NULL);
     if (code < 0) {
         pv_reader_close(r);
         return pv_fail(error, error_size, "cannot open the %s decoder (%s)", decoder->name, pv_describe(code, reason, sizeof reason));
     }
-    r->width = stream->codecpar->width;
-    r->height = stream->codecpar->height;
+    r->width = o->width > 0 ? o->width : stream->codecpar->width;
+    r->height = o->height > 0 ? o->height : stream->codecpar->height;
     if (r->width <= 0 || r->height <= 0) {
         pv_reader_close(r);
         return pv_fail(error, error_size, "the video track has no frame size");
@@ -106,9 +210,12 @@ static double frame_seconds(pv_reader *r) {
 
 static int convert(pv_reader *r, uint8_t *rgb, char *error, int error_size) {
     AVFrame *f = r->frame;
-    if (f->width != r->width || f->height != r->height)
-        return pv_fail(error, error_size, "frame %lld is %dx%d, the stream %dx%d", (long long)r->delivered, f->width, f->height,
-                    r->width, r->height);
+    // A size change part-way (a camera or a stream renegotiating) keeps going only at the same
+    // aspect ratio: the picture is scaled to the size the run started with, so the intrinsics hold.
+    long long across = (long long)f->width * r->height, down = (long long)f->height * r->width;
+    if ((f->width != r->width || f->height != r->height) && llabs(across - down) * 200 > across)
+        return pv_fail(error, error_size, "frame %lld is %dx%d, not the aspect ratio of %dx%d", (long long)r->delivered, f->width,
+                       f->height, r->width, r->height);
     r->scaler = sws_getCachedContext(r->scaler, f->width, f->height, f->format, r->width, r->height, AV_PIX_FMT_RGB24,
                                      SWS_BILINEAR, NULL, NULL, NULL);
     if (!r->scaler) return pv_fail(error, error_size, "frame %lld: cannot convert %s to rgb24", (long long)r->delivered,
@@ -126,7 +233,7 @@ static int convert(pv_reader *r, uint8_t *rgb, char *error, int error_size) {
     return 0;
 }
 
-int pv_reader_next(pv_reader *r, uint8_t *rgb, double *seconds, char *error, int error_size) {
+int pv_reader_next(pv_reader *r, uint8_t *rgb, pv_frame_meta *meta, char *error, int error_size) {
     char reason[128];
     if (r->finished) return 0;
     for (;;) {
@@ -134,15 +241,24 @@ int pv_reader_next(pv_reader *r, uint8_t *rgb, double *seconds, char *error, int
         if (code == 0) {
             int converted = convert(r, rgb, error, error_size);
             double t = frame_seconds(r);
+            meta->corrupt = r->damaged || (r->frame->flags & AV_FRAME_FLAG_CORRUPT) || r->frame->decode_error_flags;
+            meta->width = r->frame->width;
+            meta->height = r->frame->height;
+            r->damaged = 0;
+            r->last_corrupt = meta->corrupt;
             av_frame_unref(r->frame);
             if (converted < 0) return converted;
-            *seconds = t;
+            meta->seconds = t;
             r->previous = t;
             r->delivered += 1;
             return 1;
         }
         if (code == AVERROR_EOF) {
             r->finished = 1;
+            // A file cut inside a packet or a frame: its last frame decoded with errors, or the last
+            // packets were damaged and gave no frame at all.
+            if (r->last_corrupt || r->damaged)
+                return pv_fail(error, error_size, "the input ends inside frame %lld (cut short?)", (long long)r->delivered);
             if (r->frame_count > 0 && r->delivered < r->frame_count)
                 return pv_fail(error, error_size, "the video ends after frame %lld of the %lld its index lists (truncated?)",
                             (long long)r->delivered - 1, (long long)r->frame_count);
@@ -158,6 +274,7 @@ int pv_reader_next(pv_reader *r, uint8_t *rgb, double *seconds, char *error, int
             return pv_fail(error, error_size, "decoding stopped after frame %lld (%s)", (long long)r->delivered - 1,
                         pv_describe(code, reason, sizeof reason));
         if (r->draining) return pv_fail(error, error_size, "the decoder stalled after frame %lld", (long long)r->delivered - 1);
+        arm(r);
         code = av_read_frame(r->format, r->packet);
         if (code == AVERROR_EOF) {
             r->draining = 1;
@@ -166,8 +283,9 @@ int pv_reader_next(pv_reader *r, uint8_t *rgb, double *seconds, char *error, int
         }
         if (code < 0)
             return pv_fail(error, error_size, "reading stopped after frame %lld (%s)", (long long)r->delivered - 1,
-                        pv_describe(code, reason, sizeof reason));
+                        why(r, code, reason, sizeof reason));
         if (r->packet->stream_index == r->stream) {
+            if (r->packet->flags & AV_PKT_FLAG_CORRUPT) r->damaged = 1;
             code = avcodec_send_packet(r->codec, r->packet);
             av_packet_unref(r->packet);
             if (code < 0 && code != AVERROR(EAGAIN))
@@ -188,3 +306,7 @@ void pv_reader_close(pv_reader *r) {
     avformat_close_input(&r->format);
     av_free(r);
 }
+
+void pv_flag_set(volatile int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELAXED); }
+
+int pv_flag_get(const volatile int *flag) { return __atomic_load_n(flag, __ATOMIC_RELAXED); }

@@ -28,16 +28,6 @@ extension FrameRendering {
         return untrained ? captioned(view) : view
     }
 
-    /// Camera pane and bird's-eye view side by side.
-    static func composite(
-        frame: RGBImage, calibration: CameraCalibration, vehicles: [TrackedVehicle], egoSpeed: Double, untrained: Bool
-    ) -> RGBImage {
-        Composite(overlay: CameraOverlay(calibration: calibration), world: WorldView(networkFocal: calibration.crop.achievedFocal))
-            .render(
-                frame: frame, vehicles: vehicles, egoSpeed: egoSpeed, caption: untrained ? untrainedCaption : nil,
-                width: 1280, height: 540)
-    }
-
     /// The untrained-weights caption across the top of a picture.
     static func captioned(_ picture: RGBImage) -> RGBImage {
         var canvas = Canvas(picture)

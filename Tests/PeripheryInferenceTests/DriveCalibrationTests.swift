@@ -63,7 +63,7 @@ import Testing
     }
 }
 
-/// `periphery calibrate` (`DriveMountCalibration.run`) and `run --auto-pitch` (`DriveRun` with the
+/// `periphery calibrate` (`DriveMountCalibration.run`) and `run --auto-pitch` (`PerceptionSession` with the
 /// engine's calibrator from another `DriveMountCalibration`) share one wiring: over the same drive
 /// they feed the calibrator the same frames, roll, gyro bias and readings, so their windows agree
 /// exactly.
@@ -87,9 +87,9 @@ import Testing
         let engine = try PerceptionEngine(weights: weights, threads: 2)
         engine.mountCalibrator = try DriveMountCalibration(drive: drive, setup: start).calibrator
         var source = DriveFrameSource(drive: drive)
-        var sidecar = try ReplaySidecar(path: folder + "/replay.jsonl", checkpoint: "test", scoreThreshold: 0.5, rejectImplausible: true)
-        let summary = try DriveRun(engine: engine, setup: start).run(&source, into: &sidecar)
-        #expect(summary.frames == 90)
+        let sidecar = try ReplaySidecar(path: folder + "/replay.jsonl", checkpoint: "test", scoreThreshold: 0.5, rejectImplausible: true)
+        let summary = try PerceptionSession(engine: engine, setup: start, outputs: [SidecarOutput(sidecar)]).run(&source)
+        #expect(summary.processed == 90 && summary.received == 90 && summary.ended == .endOfInput)
 
         let calibrate = calibration.calibrator, run = try #require(engine.mountCalibrator)
         #expect(calibrate.roll == gravityRoll && run.roll == gravityRoll)

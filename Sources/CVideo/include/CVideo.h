@@ -26,13 +26,55 @@ typedef struct {
 
 typedef struct pv_reader pv_reader;
 
+/// How to open a source that is not a plain file: a camera or a network stream. Every field may be
+/// left zero for FFmpeg's defaults.
+typedef struct {
+    /// An input format to force ("v4l2" for /dev/videoN), or null to let FFmpeg probe.
+    const char *format;
+    /// Capture options of a device ("1280x720", "30", "mjpeg"), or null.
+    const char *video_size;
+    const char *framerate;
+    const char *input_format;
+    /// "tcp" or "udp" for rtsp://, or null.
+    const char *rtsp_transport;
+    /// Wait for the sender to connect (RTSP, HTTP, TCP servers pushing to us).
+    int listen;
+    /// Seconds any one blocking call (opening, reading a packet) may wait; 0 for no limit.
+    double timeout;
+    /// No input buffering, low-delay decoding and a small probe, for live sources.
+    int low_latency;
+    /// Set to non-zero from any thread to make the blocking call in progress return (then -1).
+    const volatile int *cancel;
+    /// Deliver frames at this size (0: the stream's first size). A frame of another size but the
+    /// same aspect ratio is scaled to it; any other size is an error.
+    int width, height;
+} pv_open_options;
+
+/// What the reader knows about one decoded frame.
+typedef struct {
+    /// Presentation time in seconds on the stream's clock.
+    double seconds;
+    /// The decoder flagged the frame as damaged, or a packet that went into it was.
+    int corrupt;
+    /// The frame's own size before any scaling.
+    int width, height;
+} pv_frame_meta;
+
 /// Opens `path` and its best video stream. Returns 0, or -1 with a message in `error`.
 int pv_reader_open(const char *path, pv_reader **reader, pv_video_info *info, char *error, int error_size);
 
-/// Decodes the next frame in presentation order into `rgb` (width × height × 3 bytes) and its
-/// presentation time in seconds on the stream's clock into `seconds`. Returns 1 for a frame, 0 at the end of the
-/// stream, -1 with a message in `error` when reading or decoding fails.
-int pv_reader_next(pv_reader *reader, uint8_t *rgb, double *seconds, char *error, int error_size);
+/// Opens a file, a device or a URL with `options`. Returns 0, or -1 with a message in `error`.
+int pv_reader_open_with(const char *url, const pv_open_options *options, pv_reader **reader, pv_video_info *info, char *error,
+                        int error_size);
+
+/// Decodes the next frame in presentation order into `rgb` (width × height × 3 bytes of the info's
+/// size) and what is known of it into `meta`. Returns 1 for a frame, 0 at the end of the stream, -1
+/// with a message in `error` when reading or decoding fails.
+int pv_reader_next(pv_reader *reader, uint8_t *rgb, pv_frame_meta *meta, char *error, int error_size);
+
+/// Sets and reads a `pv_open_options.cancel` flag atomically, from any thread.
+void pv_flag_set(volatile int *flag);
+int pv_flag_get(const volatile int *flag);
 
 /// Frees the reader (null is allowed).
 void pv_reader_close(pv_reader *reader);

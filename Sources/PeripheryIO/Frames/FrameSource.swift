@@ -16,6 +16,16 @@ public struct SourceFrame: Sendable {
     /// Speed (m/s) and gyro readings up to this frame, for the mount calibrator
     /// (`DriveDirectory.mountMotion(at:)`).
     public var motion: (speed: Double?, gyro: [GyroSample])?
+    /// When the frame was decoded, on `MonotonicClock` (live sources; nil for files read as fast
+    /// as the engine goes).
+    public var arrival: Double?
+    /// Frames decoded but never delivered since the previous delivered frame: the real-time rule
+    /// drops all but the newest.
+    public var dropped = 0
+    /// The decoder flagged this frame as damaged: a run skips it unless told to keep it.
+    public var corrupt = false
+    /// Seconds without frames before this one while the source reconnected, when it did.
+    public var gap: Double?
 
     /// Creates a frame.
     public init(
@@ -31,10 +41,23 @@ public struct SourceFrame: Sendable {
     }
 }
 
-/// Where a run gets its frames: a drive directory or a raw video stream.
+/// Where a run gets its frames: a drive directory, a video file, a raw video stream, a camera or a
+/// network stream.
 public protocol FrameSource {
     /// Number of frames, when known in advance.
     var count: Int? { get }
-    /// The next frame, or `nil` at the end.
+    /// Whether frames arrive at their own pace (a camera, a stream, a file played in real time):
+    /// then the source keeps only the newest frame and drops the rest.
+    var isLive: Bool { get }
+    /// The next frame, or `nil` at the end (or, for a live source, once a stop is requested).
     mutating func next() throws -> SourceFrame?
+    /// Frames decoded but not delivered after the last delivered one, when the run ends.
+    var undelivered: Int { get }
+}
+
+extension FrameSource {
+    /// Files and drives are read at the engine's pace.
+    public var isLive: Bool { false }
+    /// A source read at the engine's pace leaves nothing behind.
+    public var undelivered: Int { 0 }
 }

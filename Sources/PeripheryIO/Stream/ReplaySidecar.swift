@@ -4,7 +4,8 @@ import PeripheryGeometry
 
 /// Writes the reference replay sidecar `replay-safety40-v1.jsonl` (`docs/contract.md#13-drive-and-replay-formats`): a header line,
 /// then one JSON line per processed frame with raw detections, tracks, ego motion, calibration and
-/// stage timings.
+/// stage timings, and the live fields (`docs/live.md`); the last line is the run's summary,
+/// `{"summary": {...}}`.
 public struct ReplaySidecar {
     /// The file name the reference uses.
     public static let fileName = "replay-safety40-v1.jsonl"
@@ -26,15 +27,49 @@ public struct ReplaySidecar {
         try write(header)
     }
 
+    /// What a frame's line says about its timing and its neighbours, beside the reference fields.
+    public struct LiveFields: Sendable, Equatable {
+        /// When the frame was decoded, seconds on `MonotonicClock`.
+        public var arrival: Double
+        /// Arrival to result, milliseconds.
+        public var latencyMs: Double
+        /// Frames dropped since the previous line.
+        public var dropped: Int
+        /// The frame was damaged and processed because the run keeps damaged frames.
+        public var corrupt = false
+        /// Seconds the source was lost before this frame, when it was.
+        public var gap: Double?
+        /// The tracker started afresh at this frame.
+        public var trackerReset = false
+
+        /// The fields of a frame that arrived at `arrival`.
+        public init(arrival: Double, latencyMs: Double, dropped: Int, corrupt: Bool = false, gap: Double? = nil, trackerReset: Bool = false) {
+            (self.arrival, self.latencyMs, self.dropped, self.corrupt, self.gap, self.trackerReset) = (
+                arrival, latencyMs, dropped, corrupt, gap, trackerReset
+            )
+        }
+
+        /// The fields as JSON members, after the line's reference fields.
+        var members: String {
+            var text = ",\"arrival\":\(ReplaySidecar.n(arrival)),\"latency_ms\":\(ReplaySidecar.n(latencyMs)),\"dropped\":\(dropped)"
+            if corrupt { text += ",\"corrupt\":true" }
+            if let gap { text += ",\"gap_s\":\(ReplaySidecar.n(gap))" }
+            if trackerReset { text += ",\"tracker_reset\":true" }
+            return text
+        }
+    }
+
     /// Appends one frame: its raw detections, the confirmed tracks after it, the calibration used
     /// and the stage timings in milliseconds, in the order of the header's `timing_ms_fields`
-    /// (preprocess, inference, backbone, gather, head, decode).
+    /// (preprocess, inference, backbone, gather, head, decode), then its live fields.
     public mutating func append(
         pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
-        calibration: CameraCalibration, timings: [Double]
+        calibration: CameraCalibration, timings: [Double], live: LiveFields? = nil
     ) throws {
-        try write(Self.frameLine(
-            index: index, pts: pts, ego: ego, detections: detections, tracks: confirmed, calibration: calibration, timings: timings))
+        var line = Self.frameLine(
+            index: index, pts: pts, ego: ego, detections: detections, tracks: confirmed, calibration: calibration, timings: timings)
+        if let live { line.insert(contentsOf: live.members, at: line.index(before: line.endIndex)) }
+        try write(line)
         index += 1
     }
 
@@ -65,11 +100,17 @@ public struct ReplaySidecar {
             """
     }
 
-    /// Flushes the file and renames it onto its final name in one step (an older sidecar there is
-    /// replaced, never removed first).
+    /// Writes `summary` as the last line (when given), flushes the file and renames it onto its
+    /// final name in one step (an older sidecar there is replaced, never removed first).
     ///
     /// - Throws: `OutputWriteError`.
-    public func finish() throws {
+    public func finish(summary: RunSummary? = nil) throws {
+        if let summary {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let body = (try? encoder.encode(summary)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            try write("{\"summary\":\(body)}")
+        }
         try file.commit()
     }
 
@@ -78,7 +119,7 @@ public struct ReplaySidecar {
     }
 
     /// A JSON number; non-finite values (which JSON cannot hold) become null.
-    private static func n(_ x: Double) -> String { x.isFinite ? "\(x)" : "null" }
+    static func n(_ x: Double) -> String { x.isFinite ? "\(x)" : "null" }
 
     static func quoted(_ s: String) -> String {
         let escaped = s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")

@@ -13,7 +13,7 @@ import PeripheryCore
 final class VideoDecoder {
     /// What the thread hands over, in order.
     enum Item {
-        case frame(RGBImage, seconds: Double, index: Int)
+        case frame(RGBImage, seconds: Double, index: Int, corrupt: Bool)
         case end
         case failure(VideoError)
     }
@@ -105,11 +105,11 @@ final class VideoDecoder {
         var first: Double?
         var message = [CChar](repeating: 0, count: 512)
         while true {
-            var seconds = 0.0, code: Int32 = 0
+            var meta = pv_frame_meta(), code: Int32 = 0
             let pixels = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
                 code = CoreBudget.process.borrow {
                     message.withUnsafeMutableBufferPointer {
-                        pv_reader_next(reader, buffer.baseAddress, &seconds, $0.baseAddress, Int32($0.count))
+                        pv_reader_next(reader, buffer.baseAddress, &meta, $0.baseAddress, Int32($0.count))
                     }
                 }
                 count = code == 1 ? size : 0
@@ -122,7 +122,7 @@ final class VideoDecoder {
                 _ = queue.push(.failure(.incomplete(path: path, frames: decoded, reason: String(cMessage: message))))
                 return
             }
-            let index = decoded
+            let index = decoded, seconds = meta.seconds
             decoded += 1
             let origin = first ?? seconds
             first = origin
@@ -134,7 +134,7 @@ final class VideoDecoder {
             defer { selected += 1 }
             guard selected % selection.every == 0 else { continue }
             guard let image = RGBImage(width: info.width, height: info.height, pixels: pixels) else { continue }
-            if !queue.push(.frame(image, seconds: seconds, index: index)) { return }
+            if !queue.push(.frame(image, seconds: seconds, index: index, corrupt: meta.corrupt != 0)) { return }
         }
     }
 }

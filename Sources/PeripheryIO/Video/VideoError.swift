@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a video file could not be read or written to the end.
 public enum VideoError: Error, Equatable, CustomStringConvertible {
     /// The file cannot be opened as a video: not a video, no video track, an unsupported codec.
@@ -6,6 +8,10 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
     case incomplete(path: String, frames: Int, reason: String)
     /// The frames do not fit what the run expects (a size that is not the calibration's).
     case mismatch(path: String, reason: String)
+    /// A live source said nothing for `seconds`, reconnecting included.
+    case timedOut(path: String, seconds: Double, reason: String)
+    /// A live source's option cannot be used (`option` names it).
+    case invalidOption(path: String, option: String, reason: String)
     /// Writing a video failed.
     case unwritable(path: String, reason: String)
 
@@ -14,6 +20,9 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
         case let .unreadable(path, reason): "\(path): \(reason)"
         case let .incomplete(path, frames, reason): "\(path): \(reason); \(frames) frames were decoded before it"
         case let .mismatch(path, reason): "\(path): \(reason)"
+        case let .timedOut(path, seconds, reason):
+            "\(path): no frames for \(String(format: "%.1f", seconds)) s, reconnecting included (last: \(reason))"
+        case let .invalidOption(path, option, reason): "\(path): --\(option) \(reason)"
         case let .unwritable(path, reason): "\(path): cannot write the video (\(reason))"
         }
     }

@@ -73,17 +73,19 @@ public struct VideoFrameSource: FrameSource {
             return nil
         case let .failure(error):
             throw error
-        case let .frame(image, seconds, index):
+        case let .frame(image, seconds, index, corrupt):
             let ego = motion?.recordedEgo(since: previous, to: seconds)
             previous = seconds
-            return SourceFrame(
+            var frame = SourceFrame(
                 name: "\(path) frame \(index)", image: image, timestamp: seconds, ego: ego,
                 motion: motion.map { $0.mountMotion(at: seconds) })
+            frame.corrupt = corrupt
+            return frame
         }
     }
 
     /// `motion.csv` and `location.csv` in the video's folder, as a drive without frames.
-    private static func motionTables(beside path: String) throws -> DriveDirectory? {
+    static func motionTables(beside path: String) throws -> DriveDirectory? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         let (motion, location) = (try DriveDirectory.table("motion.csv", in: folder), try DriveDirectory.table("location.csv", in: folder))
         guard motion != nil || location != nil else { return nil }

@@ -1,0 +1,292 @@
+import CFFmpeg
+import CVideo
+import Foundation
+import PeripheryCore
+import PeripheryGeometry
+
+/// Frames of a camera, a network stream, or a file played at its own rate, under the real-time
+/// rule: a thread of its own captures and decodes every packet (H.264 needs its references), and
+/// `next()` hands over only the newest decoded frame; the frames it replaced count as dropped.
+///
+/// Frame times come from the stream's clock; each frame also keeps its arrival on
+/// `MonotonicClock`. A network source that drops, or is not up yet, is reopened with backoff
+/// until `reconnectTimeout`; the first frame after the gap carries it. Damaged frames are delivered
+/// marked `corrupt`, for the run to skip and count.
+public final class LiveFrameSource: FrameSource {
+    /// What is read.
+    public let source: String
+    /// A camera, a stream or a paced file.
+    public let kind: LiveSourceKind
+    /// How it was opened.
+    public let options: LiveSourceOptions
+    /// The motion and location tables beside a paced file, when there are any.
+    public let motion: DriveDirectory?
+    private let slot = LatestFrameSlot()
+    private let capture: Capture
+    private let stop: StopRequest?
+    private var previous: Double?
+
+    /// Starts capturing `source` (a `/dev/videoN`, a stream URL, or with `kind: .file` a video file)
+    /// at `width` × `height` (the calibration's size: a stream of the same aspect ratio is scaled
+    /// to it, any other size is an error). `next()` returns nil once `stop` is requested. `report`
+    /// hears, from the capture thread, when a stream is lost and when it comes back.
+    ///
+    /// - Throws: `VideoError.invalidOption` for an option that cannot work; `DriveError` for a
+    ///   motion table beside a file that cannot be read. Opening happens on the capture thread: a
+    ///   source that cannot be opened is reported by `next()`.
+    public init(
+        source: String, kind: LiveSourceKind, options: LiveSourceOptions = LiveSourceOptions(), width: Int, height: Int,
+        stop: StopRequest? = nil, report: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        let name = LiveSourceKind.redacted(source)
+        try options.validate(source: name)
+        self.source = name
+        self.kind = kind
+        self.options = options
+        self.stop = stop
+        motion = kind == .file ? try VideoFrameSource.motionTables(beside: source) : nil
+        capture = Capture(
+            url: source, name: name, kind: kind, options: options, width: width, height: height, slot: slot, report: report)
+        let capture = capture
+        let thread = Thread { capture.run() }
+        thread.name = "periphery live capture"
+        thread.start()
+    }
+
+    deinit {
+        capture.cancel()
+    }
+
+    /// Live: frames come at the source's pace.
+    public var isLive: Bool { true }
+
+    /// Unknown: a live source has no end in advance.
+    public var count: Int? { nil }
+
+    /// Frames decoded so far, damaged ones included.
+    public var received: Int { capture.received }
+
+    /// Times the source was lost and reopened.
+    public var reconnects: Int { capture.reconnects }
+
+    /// Decoded frames not delivered since the last delivered one.
+    public var undelivered: Int { slot.undelivered }
+
+    /// The newest frame, waiting for one; nil at the end of a file or once a stop is requested.
+    ///
+    /// - Throws: `VideoError` naming the source: `.unreadable` (cannot be opened), `.timedOut` (lost
+    ///   for longer than the reconnect timeout), `.incomplete` (decoding failed, or a file cut short).
+    public func next() throws -> SourceFrame? {
+        while stop?.isRequested != true {
+            switch slot.take(timeout: 0.05) {
+            case .nothing:
+                continue
+            case let .ending(.failure(error)):
+                throw error
+            case .ending(.end):
+                return nil
+            case var .frame(frame):
+                if frame.gap != nil { previous = nil }
+                frame.ego = motion?.recordedEgo(since: previous, to: frame.timestamp)
+                frame.motion = motion.map { $0.mountMotion(at: frame.timestamp) }
+                previous = frame.timestamp
+                return frame
+            }
+        }
+        return nil
+    }
+
+    /// Stops capturing and waits for the thread to let go of the source.
+    public func close() {
+        capture.cancel()
+    }
+}
+
+extension LiveFrameSource {
+    /// The capture thread's side: opening, reconnecting, decoding, pacing.
+    private final class Capture: @unchecked Sendable {
+        let url: String, name: String
+        let kind: LiveSourceKind
+        let options: LiveSourceOptions
+        let width: Int, height: Int
+        let slot: LatestFrameSlot
+        let report: (@Sendable (String) -> Void)?
+        /// Set from any thread (pv_flag_set); FFmpeg's blocking calls poll it.
+        private let cancelFlag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        private let done = NSCondition()
+        // Guarded by `done`.
+        private var running = true
+        private let counts = NSLock()
+        // Guarded by `counts`.
+        private var receivedCount = 0, reconnectCount = 0
+
+        init(
+            url: String, name: String, kind: LiveSourceKind, options: LiveSourceOptions, width: Int, height: Int, slot: LatestFrameSlot,
+            report: (@Sendable (String) -> Void)?
+        ) {
+            (self.url, self.name, self.kind, self.options, self.width, self.height) = (url, name, kind, options, width, height)
+            (self.slot, self.report) = (slot, report)
+            cancelFlag.initialize(to: 0)
+        }
+
+        deinit {
+            cancelFlag.deallocate()
+        }
+
+        var received: Int { counts.withLock { receivedCount } }
+        var reconnects: Int { counts.withLock { reconnectCount } }
+        private var cancelled: Bool { pv_flag_get(cancelFlag) != 0 }
+
+        /// Asks the thread to stop and waits until it has closed the source.
+        func cancel() {
+            pv_flag_set(cancelFlag)
+            done.lock()
+            while running { done.wait() }
+            done.unlock()
+        }
+
+        func run() {
+            defer {
+                done.lock()
+                running = false
+                done.broadcast()
+                done.unlock()
+            }
+            var lost: Double?
+            var backoff = 0.25
+            let started = MonotonicClock.now
+            while !cancelled {
+                switch open() {
+                case let .failure(reason):
+                    // A camera or a file that cannot be opened will not open later.
+                    guard kind == .stream else { return slot.finish(.failure(VideoError.unreadable(path: name, reason: reason))) }
+                    if MonotonicClock.now - (lost ?? started) >= options.reconnectTimeout {
+                        let seconds = MonotonicClock.now - (lost ?? started)
+                        return slot.finish(.failure(VideoError.timedOut(path: name, seconds: seconds, reason: reason)))
+                    }
+                    pause(backoff)
+                    backoff = min(backoff * 2, 2)
+                case let .success(reader):
+                    backoff = 0.25
+                    let gap = lost.map { MonotonicClock.now - $0 }
+                    if let gap { report?("\(name): reconnected after \(String(format: "%.1f", gap)) s") }
+                    let ending = read(reader, gap: gap)
+                    pv_reader_close(reader)
+                    switch ending {
+                    case .end where kind != .stream:
+                        return slot.finish(.end)
+                    case let .failure(reason) where kind != .stream:
+                        return slot.finish(.failure(VideoError.incomplete(path: name, frames: received, reason: reason)))
+                    case .cancelled:
+                        return slot.finish(.end)
+                    case .end, .failure:
+                        // A stream that ends or fails was lost: reopen it until the timeout.
+                        let reason = if case let .failure(reason) = ending { reason } else { "the stream ended" }
+                        report?("\(name): lost (\(reason)); reconnecting for up to \(String(format: "%g", options.reconnectTimeout)) s")
+                        lost = MonotonicClock.now
+                        counts.withLock { reconnectCount += 1 }
+                    }
+                }
+            }
+            slot.finish(.end)
+        }
+
+        private enum Opened {
+            case success(OpaquePointer)
+            case failure(String)
+        }
+
+        private func open() -> Opened {
+            var reader: OpaquePointer?
+            var info = pv_video_info()
+            var message = [CChar](repeating: 0, count: 512)
+            let rate = options.framerate.map { String(format: "%g", $0) }
+            let code = withOptionalCString(kind == .camera ? "v4l2" : nil) { format in
+                withOptionalCString(options.videoSize) { size in
+                    withOptionalCString(rate) { rate in
+                        withOptionalCString(options.inputFormat) { input in
+                            withOptionalCString(options.rtspTransport?.rawValue) { transport in
+                                var o = pv_open_options()
+                                o.format = format
+                                o.video_size = size
+                                o.framerate = rate
+                                o.input_format = input
+                                o.rtsp_transport = transport
+                                o.listen = options.listen ? 1 : 0
+                                o.timeout = kind == .file ? 0 : options.readTimeout
+                                o.low_latency = kind == .file ? 0 : 1
+                                o.cancel = UnsafePointer(cancelFlag)
+                                o.width = Int32(width)
+                                o.height = Int32(height)
+                                return message.withUnsafeMutableBufferPointer {
+                                    pv_reader_open_with(url, &o, &reader, &info, $0.baseAddress, Int32($0.count))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            guard code == 0, let reader else { return .failure(String(cMessage: message)) }
+            return .success(reader)
+        }
+
+        private enum ReadEnding {
+            case end, cancelled
+            case failure(String)
+        }
+
+        /// Decodes frames into the slot until the input ends, fails or the thread is cancelled.
+        private func read(_ reader: OpaquePointer, gap: Double?) -> ReadEnding {
+            let size = width * height * 3
+            var message = [CChar](repeating: 0, count: 512)
+            var gap = gap
+            var first: (pts: Double, clock: Double)?
+            while !cancelled {
+                var meta = pv_frame_meta(), code: Int32 = 0
+                let pixels = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                    code = CoreBudget.process.borrow {
+                        message.withUnsafeMutableBufferPointer {
+                            pv_reader_next(reader, buffer.baseAddress, &meta, $0.baseAddress, Int32($0.count))
+                        }
+                    }
+                    count = code == 1 ? size : 0
+                }
+                if cancelled { return .cancelled }
+                if code == 0 { return .end }
+                if code < 0 { return .failure(String(cMessage: message)) }
+                let index = counts.withLock {
+                    receivedCount += 1
+                    return receivedCount - 1
+                }
+                if kind == .file {
+                    // Played at its own rate: each frame waits for its time after the first.
+                    let origin = first ?? (meta.seconds, MonotonicClock.now)
+                    first = origin
+                    pause(origin.clock + (meta.seconds - origin.pts) - MonotonicClock.now)
+                }
+                guard let image = RGBImage(width: width, height: height, pixels: pixels) else { continue }
+                var frame = SourceFrame(name: "\(name) frame \(index)", image: image, timestamp: meta.seconds)
+                frame.arrival = MonotonicClock.now
+                frame.corrupt = meta.corrupt != 0
+                frame.gap = gap
+                gap = nil
+                slot.put(frame)
+            }
+            return .cancelled
+        }
+
+        /// Sleeps up to `seconds`, waking early when cancelled.
+        private func pause(_ seconds: Double) {
+            let until = MonotonicClock.now + seconds
+            while !cancelled, case let left = until - MonotonicClock.now, left > 0 {
+                usleep(UInt32(min(left, 0.02) * 1e6))
+            }
+        }
+    }
+}
+
+/// `body` with `text` as a C string, or with nil.
+private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import PeripheryCore
+import PeripheryIO
+import PeripheryRendering
+
+/// The camera with its overlay beside the 2.5D bird's-eye view, per processed frame: as numbered
+/// PNG pictures in a folder, as an H.264 MP4 at the frames' own times, or both.
+public final class CompositeOutput: PerceptionOutput {
+    /// Where the pictures go (`NNNNNN.png`), if anywhere.
+    public let pictures: String?
+    /// The video, if any.
+    public let videoPath: String?
+    private let fps: Double
+    private let caption: String?
+    private var video: VideoWriter?
+
+    /// Composites into `pictures` and/or `video` (nominal `fps`), `caption` across the top of each
+    /// (the untrained-weights warning).
+    public init(pictures: String? = nil, video: String? = nil, fps: Double, caption: String? = nil) {
+        self.pictures = pictures
+        videoPath = video
+        self.fps = fps
+        self.caption = caption
+    }
+
+    /// Frames in the video so far.
+    public var videoFrames: Int { video?.frames ?? 0 }
+
+    public func write(_ processed: ProcessedFrame) throws {
+        let calibration = processed.result.calibration
+        let picture = Composite(overlay: CameraOverlay(calibration: calibration), world: WorldView(networkFocal: calibration.crop.achievedFocal))
+            .render(
+                frame: processed.frame.image, vehicles: processed.result.tracks, egoSpeed: processed.ego?.speed ?? 0, caption: caption,
+                width: 1280, height: 540)
+        if let pictures { try ImageFile.writePNG(picture, to: String(format: "%@/%06d.png", pictures, processed.index)) }
+        if let videoPath {
+            if video == nil { video = try VideoWriter(path: videoPath, width: picture.width, height: picture.height, fps: fps) }
+            try video?.append(picture, at: processed.frame.timestamp)
+        }
+    }
+
+    public func finish(_ summary: RunSummary) throws {
+        try video?.finish()
+    }
+}

@@ -1,0 +1,29 @@
+import PeripheryCore
+import PeripheryIO
+
+/// One processed frame, as a session hands it to its outputs.
+public struct ProcessedFrame: Sendable {
+    /// The frame as the source delivered it.
+    public var frame: SourceFrame
+    /// What the engine made of it.
+    public var result: PerceptionResult
+    /// The ego motion the tracker was given (nil: none, the tracker restarted).
+    public var ego: EgoDelta?
+    /// Its place among the processed frames, from 0.
+    public var index: Int
+    /// Arrival, latency, drops and gaps, as the sidecar records them.
+    public var live: ReplaySidecar.LiveFields
+}
+
+/// Where a `PerceptionSession` puts its results: the replay sidecar, an MCAP, a video, pictures,
+/// a live view.
+///
+/// A session calls `write` once per processed frame and `finish` exactly once, however the run
+/// ends (the end of the input, a stop, a failure), so that what was written before stays a
+/// complete file.
+public protocol PerceptionOutput: AnyObject {
+    /// Records one processed frame.
+    func write(_ processed: ProcessedFrame) throws
+    /// Completes the output with the run's summary.
+    func finish(_ summary: RunSummary) throws
+}

@@ -1,0 +1,14 @@
+import PeripheryCore
+import PeripheryIO
+
+/// A Foxglove MCAP recording as a session output (`docs/mcap.md`), closed with its summary
+/// section and footer however the run ends.
+extension FoxgloveRecording: PerceptionOutput {
+    public func write(_ processed: ProcessedFrame) throws {
+        try append(frame: processed.frame, result: processed.result, ego: processed.ego)
+    }
+
+    public func finish(_ summary: RunSummary) throws {
+        try finish()
+    }
+}
