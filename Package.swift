@@ -44,6 +44,8 @@ let package = Package(
         .executableTarget(name: "periphery-cli", dependencies: ["Periphery"]),
         // The README's first Swift block, built and run by `make test` (tools/check_readme_example.py).
         .executableTarget(name: "periphery-example", dependencies: ["Periphery"], path: "Examples/QuickStart"),
+        // The README's live-stream block, run against a UDP stream by tools/check_live.sh.
+        .executableTarget(name: "periphery-live-example", dependencies: ["Periphery"], path: "Examples/LiveStream"),
         .testTarget(
             name: "PeripheryCoreTests",
             dependencies: ["PeripheryCore"],

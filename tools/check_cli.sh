@@ -35,6 +35,8 @@ python3 - "$out/drive/replay-safety40-v1.jsonl" "$frames" <<'PY'
 import json, sys
 lines = [json.loads(line) for line in open(sys.argv[1])]
 assert lines[0]["kind"] == "periphery-replay", lines[0]
+summary = lines.pop()["summary"]  # the run's summary is the last line
+assert summary["processed"] == summary["received"] == int(sys.argv[2]) and summary["ended"] == "end-of-input", summary
 assert len(lines) == int(sys.argv[2]) + 1, len(lines)
 assert [l["index"] for l in lines[1:]] == list(range(int(sys.argv[2])))
 assert all(len(l["timing_ms"]) == 6 and len(l["ego"]) == 4 for l in lines[1:])
@@ -45,7 +47,7 @@ test "$(ls "$out/drive/render" | wc -l)" -eq "$frames"
 
 head -c $((320 * 200 * 3 * 4)) /dev/urandom | "$bin" run --stdin-raw 320x200 --fps 10 \
     --calibration Tests/cli/drive/calibration.json --out "$out/stdin"
-test "$(wc -l < "$out/stdin/replay-safety40-v1.jsonl")" -eq 5
+test "$(wc -l < "$out/stdin/replay-safety40-v1.jsonl")" -eq 6  # header, 4 frames, summary
 
 "$bin" track --detections Tests/cli/detections.jsonl --out "$out/tracks.jsonl"
 python3 - "$out/tracks.jsonl" <<'PY'
@@ -115,7 +117,7 @@ PY
 # A synthetic drive is a drive directory: run reads its frames, CSVs and calibration.
 "$bin" synth --sequence --frames 6 --fps 10 --seed 4 --out "$out/seq" --width 256 --height 160
 "$bin" run "$out/seq" --out "$out/seq-run" > /dev/null
-test "$(wc -l < "$out/seq-run/replay-safety40-v1.jsonl")" -eq 7
+test "$(wc -l < "$out/seq-run/replay-safety40-v1.jsonl")" -eq 8
 "$bin" eval --data "$out/seq" --json > /dev/null
 echo "synth --sequence: run and eval read the drive"
 # Mount calibration from motion on a short synthetic drive (seed 59 drives straight): calibrate

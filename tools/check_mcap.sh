@@ -15,4 +15,4 @@ cp "$video/calibration.json" "$out/cut/"
 head -c $(( $(stat -c %s "$video/clip-vfr.mkv") / 2 )) "$video/clip-vfr.mkv" > "$out/cut/cut.mkv"
 set +e; "$bin" run "$out/cut/cut.mkv" --out "$out/cut" --mcap "$out/cut/run.mcap" 2> /dev/null; status=$?; set -e
 test "$status" -eq 3 || { echo "the cut clip exited $status, not 3"; exit 1; }
-"$python" tools/verify_mcap.py "$out/cut/run.mcap" --frames $(( $(wc -l < "$out/cut/replay-safety40-v1.jsonl") - 1 ))
+"$python" tools/verify_mcap.py "$out/cut/run.mcap" --frames $(( $(wc -l < "$out/cut/replay-safety40-v1.jsonl") - 2 ))

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Checks the README against the code: its first Swift block is Examples/QuickStart/main.swift, byte
-for byte, and the built example runs and prints detections; the parity tolerance it states is the one
+"""Checks the README against the code: its first Swift block is Examples/QuickStart/main.swift and its
+second Examples/LiveStream/main.swift, byte for byte (tools/check_live.sh runs the live one on a
+stream), and the built first example runs and prints detections; the parity tolerance it states is the one
 NetworkParityTests enforces. Usage: check_readme_example.py EXAMPLE_BINARY"""
 import re
 import subprocess
@@ -13,6 +14,8 @@ blocks = re.findall(r"```swift\n(.*?)```", readme, flags=re.S)
 source = (ROOT / "Examples/QuickStart/main.swift").read_text()
 if not blocks or blocks[0] != source:
     sys.exit("README's first ```swift block differs from Examples/QuickStart/main.swift")
+if len(blocks) < 2 or blocks[1] != (ROOT / "Examples/LiveStream/main.swift").read_text():
+    sys.exit("README's second ```swift block differs from Examples/LiveStream/main.swift")
 tolerances = set(re.findall(r"\)\) <= (\d+e-\d+)", (ROOT / "Tests/PeripheryInferenceTests/NetworkParityTests.swift").read_text()))
 stated = re.findall(r"PyTorch reference \(`tools/safety40_torch.py`\) to (\d+e-\d+) relative", readme)
 if len(tolerances) != 1 or stated != sorted(tolerances):

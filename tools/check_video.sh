@@ -14,7 +14,7 @@ video=$out/sample/video
 "$bin" run "$out/sample/drive" --out "$out/png" 2> /dev/null
 "$bin" run "$video/clip.mp4" --out "$out/h264" --mcap "$out/h264/run.mcap" --render-video "$out/h264/run.mp4" --progress 2> "$out/h264.err"
 grep -q "frames/s, ETA" "$out/h264.err"  # --progress shows the line although stderr is a file
-test "$(wc -l < "$out/h264/replay-safety40-v1.jsonl")" -eq $((frames + 1))
+test "$(wc -l < "$out/h264/replay-safety40-v1.jsonl")" -eq $((frames + 2))  # header, frames, summary
 probe=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,pix_fmt,nb_read_frames -of csv=p=0 "$out/h264/run.mp4")
 test "$probe" = "h264,yuv420p,$frames" || { echo "run.mp4: $probe"; exit 1; }
 python3 - "$out/h264/run.mcap" <<'PY'
@@ -34,7 +34,7 @@ done
 ffprobe -v error -select_streams v:0 -show_entries frame=best_effort_timestamp_time -of csv=p=0 "$video/clip-vfr.mkv" > "$out/vfr-times.txt"
 python3 - "$out/clip-vfr.mkv/replay-safety40-v1.jsonl" "$out/vfr-times.txt" <<'PY'
 import json, sys
-pts = [json.loads(line)["pts"] for line in list(open(sys.argv[1]))[1:]]
+pts = [json.loads(line)["pts"] for line in list(open(sys.argv[1]))[1:-1]]
 times = [float(line.strip().strip(",")) for line in open(sys.argv[2]) if line.strip()]
 assert len(pts) == len(times) and all(abs(p - t) < 1e-6 for p, t in zip(pts, times)), (pts, times)
 steps = {round(b - a, 3) for a, b in zip(pts, pts[1:])}
@@ -44,7 +44,7 @@ PY
 
 # A part of a video, and one frame of it.
 "$bin" run "$video/clip.mp4" --out "$out/part" --start 1 --duration 1 --every 2 2> /dev/null
-test "$(wc -l < "$out/part/replay-safety40-v1.jsonl")" -eq 6
+test "$(wc -l < "$out/part/replay-safety40-v1.jsonl")" -eq 7
 "$bin" detect "$video/clip.mp4" --time 0.7 --calibration "$video/calibration.json" --json "$out/t07.json" 2> /dev/null
 "$bin" detect "$out/sample/drive/images/000007.png" --calibration "$video/calibration.json" --json "$out/f07.json" 2> /dev/null
 python3 - "$out/t07.json" "$out/f07.json" <<'PY'
@@ -68,7 +68,7 @@ mkdir -p "$out/cut"
 cp "$video/calibration.json" "$out/cut/"
 head -c $(( $(stat -c %s "$video/clip-vfr.mkv") / 2 )) "$video/clip-vfr.mkv" > "$out/cut/cut.mkv"
 fails 3 "cut.mkv: the video ends at" "$bin" run "$out/cut/cut.mkv" --out "$out/cut" --mcap "$out/cut/run.mcap" --render-video "$out/cut/run.mp4"
-kept=$(( $(wc -l < "$out/cut/replay-safety40-v1.jsonl") - 1 ))
+kept=$(( $(wc -l < "$out/cut/replay-safety40-v1.jsonl") - 2 ))
 test "$kept" -gt 3 && test "$kept" -lt $frames
 probe=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$out/cut/run.mp4")
 test "$probe" = "$kept" || { echo "cut run.mp4 holds $probe frames, the sidecar $kept"; exit 1; }

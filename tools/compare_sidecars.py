@@ -20,7 +20,7 @@ import sys
 def frames(path):
     lines = [json.loads(line) for line in open(path)]
     assert lines and lines[0].get("kind") == "periphery-replay", f"{path}: not a replay sidecar"
-    return lines[1:]
+    return [line for line in lines[1:] if "summary" not in line]
 
 
 def pair(a, b, radius):

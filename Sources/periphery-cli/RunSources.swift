@@ -75,7 +75,12 @@ struct RunSources {
 
     /// The gpsd client of `--gpsd HOST:PORT`, if asked for.
     func gpsd() throws -> (any LiveEgoSource)? {
-        nil
+        guard let address = args.value("gpsd") else { return nil }
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (1...65_535).contains(port) else {
+            throw CLIError("--gpsd \(address) must be HOST:PORT")
+        }
+        let host = address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return try GPSDClient(host: host.isEmpty ? "127.0.0.1" : host, port: port)
     }
 
     /// `--gpsd` may stand alone (the default HOST:PORT) or take a HOST:PORT; the argument parser

@@ -51,6 +51,8 @@ public struct RunSummary: Sendable, Equatable, Codable {
     public var reconnects = 0
     /// Frames whose ego motion fell back to the stationary rule for want of a GPS fix.
     public var egoFallbacks = 0
+    /// Ego reports (gpsd) rejected as garbled, hostile or impossible.
+    public var egoReportsSkipped = 0
     /// How the run ended.
     public var ended = Ending.endOfInput
     /// Wall-clock seconds from the start to the last frame's outputs.
@@ -61,7 +63,7 @@ public struct RunSummary: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case received, processed, dropped, corrupt, reconnects, ended, seconds
-        case latencyMs = "latency_ms", ageMs = "age_ms", egoFallbacks = "ego_fallbacks"
+        case latencyMs = "latency_ms", ageMs = "age_ms", egoFallbacks = "ego_fallbacks", egoReportsSkipped = "ego_reports_skipped"
     }
 
     /// The summary as one line for people: counts, latency and how it ended.
@@ -72,6 +74,7 @@ public struct RunSummary: Sendable, Equatable, Codable {
         }
         if reconnects > 0 { parts.append("\(reconnects) reconnects") }
         if egoFallbacks > 0 { parts.append("\(egoFallbacks) frames without a GPS fix") }
+        if egoReportsSkipped > 0 { parts.append("\(egoReportsSkipped) GPS reports skipped") }
         return parts.joined(separator: ", ") + String(format: " in %.1f s; ended: %@", seconds, ended.rawValue)
     }
 }

@@ -83,6 +83,7 @@ public final class PerceptionSession {
         summary.dropped += source.undelivered
         summary.received += source.undelivered
         if let live = source as? LiveFrameSource { summary.reconnects = live.reconnects }
+        summary.egoReportsSkipped = ego?.skippedReports ?? 0
         for output in outputs {
             do { try output.finish(summary) } catch {
                 if failure == nil { failure = .output(error) } else { onWarning("an output could not be finished: \(error)") }
