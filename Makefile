@@ -37,11 +37,14 @@ deps:
 		$$SUDO apt-get update && $$SUDO apt-get install -y $$missing; \
 	fi
 
-# End-to-end checks of the CLI: goldens, then detect/run/track on the fixtures under Tests/cli.
+# End-to-end checks of the CLI: goldens, then detect/run/track on the fixtures under Tests/cli, video
+# files, live streams (loopback only) and gpsd (docs/live.md).
 check-cli:
 	@test -x "$(BIN)" || { echo "build $(BIN) first"; exit 1; }
 	bash tools/check_cli.sh $(BIN)
 	bash tools/check_video.sh $(BIN)
+	bash tools/check_live.sh $(BIN)
+	bash tools/check_gpsd.sh $(BIN)
 
 # The test suite under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in its
 # own build folder (docs/reliability.md). Optimised like `make test`, or the parity tests take hours.
@@ -111,7 +114,7 @@ bench-ceiling: deps
 # to .build/fuzz-corpus/HARNESS (seeded from Fuzz/Corpus/HARNESS), crashes and hangs to
 # .build/fuzz-findings/HARNESS/. Replay one input: .build/fuzz/release/periphery-fuzz HARNESS FILE.
 FUZZ_SECONDS ?= 600
-FUZZ_HARNESSES := safetensors image calibration drive-csv detection-stream video
+FUZZ_HARNESSES := safetensors image calibration drive-csv detection-stream video gpsd
 FUZZ_BIN := .build/fuzz/release/periphery-fuzz
 
 .PHONY: fuzz fuzz-build $(addprefix fuzz-,$(FUZZ_HARNESSES))

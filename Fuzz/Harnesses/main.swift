@@ -11,6 +11,7 @@ let harnesses: [(name: String, run: Harness)] = [
     ("drive-csv", { fuzzDriveCSV($0, $1) }),
     ("detection-stream", { fuzzDetectionStream($0, $1) }),
     ("video", { fuzzVideo($0, $1) }),
+    ("gpsd", { fuzzGPSD($0, $1) }),
 ]
 
 /// libFuzzer's driver for a harness that is not called LLVMFuzzerTestOneInput.

@@ -81,7 +81,9 @@ struct LiveSourceTests {
         while let frame = try source.next() { frames.append(frame) }
         let times = try VideoTestClips.frameTimes(path)
         // ffprobe prints 6 decimals.
-        #expect(frames.count == times.count && zip(frames, times).allSatisfy { abs($0.timestamp - $1) < 1e-6 }, "\(frames.map(\.timestamp)) against ffprobe's \(times)")
+        #expect(
+            frames.count == times.count && zip(frames, times).allSatisfy { abs($0.timestamp - $1) < 1e-6 },
+            "\(frames.map(\.timestamp)) against ffprobe's \(times)")
         let arrivals = frames.compactMap(\.arrival)
         #expect(arrivals.count == 10)
         // Paced: the last frame comes at least its time after the first (0.45 s, less 20 ms of slack).

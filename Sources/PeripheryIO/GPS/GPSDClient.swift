@@ -37,7 +37,9 @@ public struct GPSDCounters: Sendable, Hashable {
 public final class GPSDClient: @unchecked Sendable {
     /// A report with its arrival time (monotonic seconds).
     package struct Arrival: Sendable, Hashable {
+        /// The TPV report.
         package var report: GPSDReport
+        /// When its line was read, monotonic seconds.
         package var arrival: Double
     }
 
@@ -62,6 +64,7 @@ public final class GPSDClient: @unchecked Sendable {
     ///
     /// Throws `GPSDError.refused` when nothing listens there, `.timeout` when the connection does not
     /// complete in time, and `.cannotConnect` when the name does not resolve or a socket call fails.
+    /// A host name is resolved here, once: reconnecting never waits on a name server.
     public init(host: String = "127.0.0.1", port: Int = 2947, connectTimeout: Double = 5) throws(GPSDError) {
         self.host = host
         self.port = port

@@ -119,6 +119,8 @@ extension LiveFrameSource {
         private let counts = NSLock()
         // Guarded by `counts`.
         private var receivedCount = 0, reconnectCount = 0
+        /// When the last frame arrived: a stream is lost from then, not from when a read gave up.
+        private var lastArrival: Double?
 
         init(
             url: String, name: String, kind: LiveSourceKind, options: LiveSourceOptions, width: Int, height: Int, slot: LatestFrameSlot,
@@ -183,7 +185,7 @@ extension LiveFrameSource {
                         // A stream that ends or fails was lost: reopen it until the timeout.
                         let reason = if case let .failure(reason) = ending { reason } else { "the stream ended" }
                         report?("\(name): lost (\(reason)); reconnecting for up to \(String(format: "%g", options.reconnectTimeout)) s")
-                        lost = MonotonicClock.now
+                        lost = lastArrival ?? MonotonicClock.now
                         counts.withLock { reconnectCount += 1 }
                     }
                 }
@@ -267,6 +269,7 @@ extension LiveFrameSource {
                 guard let image = RGBImage(width: width, height: height, pixels: pixels) else { continue }
                 var frame = SourceFrame(name: "\(name) frame \(index)", image: image, timestamp: meta.seconds)
                 frame.arrival = MonotonicClock.now
+                lastArrival = frame.arrival
                 frame.corrupt = meta.corrupt != 0
                 frame.gap = gap
                 gap = nil
