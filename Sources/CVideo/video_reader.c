@@ -247,7 +247,8 @@ int pv_reader_next(pv_reader *r, uint8_t *rgb, pv_frame_meta *meta, char *error,
             r->damaged = 0;
             r->last_corrupt = meta->corrupt;
             av_frame_unref(r->frame);
-            if (converted < 0) return converted;
+            // A picture that cannot be delivered is no transient loss: reconnecting would not help.
+            if (converted < 0) return -2;
             meta->seconds = t;
             r->previous = t;
             r->delivered += 1;

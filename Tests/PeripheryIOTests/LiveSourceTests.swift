@@ -91,6 +91,34 @@ struct LiveSourceTests {
         #expect(source.received == 10 && frames.allSatisfy { !$0.corrupt })
     }
 
+    /// A stream whose picture size changes part-way: at the same aspect ratio the frames are scaled
+    /// to the run's size and keep coming; at another, the error names the frame.
+    @Test func aSizeChangeKeepsGoingOnlyAtTheSameAspectRatio() throws {
+        let folder = try scratchFolder("live-size")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let codec = ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-bf", "0", "-f", "mpegts"]
+        for (name, size) in [("a", "96x64"), ("b", "192x128"), ("c", "96x96")] {
+            try VideoTestClips.make("\(folder)/\(name).ts", size: size, rate: 50, frames: 4, codec: codec)
+        }
+        func joined(_ names: [String], into path: String) throws {
+            let data = try names.reduce(into: Data()) { $0.append(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\($1).ts"))) }
+            try data.write(to: URL(fileURLWithPath: path))
+        }
+        try joined(["a", "b"], into: folder + "/same.ts")
+        try joined(["a", "c"], into: folder + "/other.ts")
+        let same = try LiveFrameSource(source: folder + "/same.ts", kind: .file, width: 96, height: 64)
+        var frames: [SourceFrame] = []
+        while let frame = try same.next() { frames.append(frame) }
+        #expect(same.received == 8 && frames.allSatisfy { $0.image.width == 96 && $0.image.height == 64 })
+        let other = try LiveFrameSource(source: folder + "/other.ts", kind: .file, width: 96, height: 64)
+        #expect {
+            while try other.next() != nil {}
+        } throws: { error in
+            guard case let .incomplete(path, _, reason) = error as? VideoError else { return false }
+            return path.hasSuffix("other.ts") && reason.contains("96x96, not the aspect ratio of 96x64")
+        }
+    }
+
     /// A UDP stream nobody sends: given up after the reconnect timeout, naming the URL.
     @Test func aSilentStreamTimesOutNamingIt() throws {
         var options = LiveSourceOptions()

@@ -69,7 +69,8 @@ int pv_reader_open_with(const char *url, const pv_open_options *options, pv_read
 
 /// Decodes the next frame in presentation order into `rgb` (width × height × 3 bytes of the info's
 /// size) and what is known of it into `meta`. Returns 1 for a frame, 0 at the end of the stream, -1
-/// with a message in `error` when reading or decoding fails.
+/// with a message in `error` when reading or decoding fails, -2 with a message for a frame that
+/// cannot be delivered at all (a size of another aspect ratio, a pixel format swscale lacks).
 int pv_reader_next(pv_reader *reader, uint8_t *rgb, pv_frame_meta *meta, char *error, int error_size);
 
 /// Sets and reads a `pv_open_options.cancel` flag atomically, from any thread.

@@ -179,6 +179,8 @@ extension LiveFrameSource {
                         return slot.finish(.end)
                     case let .failure(reason) where kind != .stream:
                         return slot.finish(.failure(VideoError.incomplete(path: name, frames: received, reason: reason)))
+                    case let .fatal(reason):
+                        return slot.finish(.failure(VideoError.incomplete(path: name, frames: received, reason: reason)))
                     case .cancelled:
                         return slot.finish(.end)
                     case .end, .failure:
@@ -235,6 +237,8 @@ extension LiveFrameSource {
         private enum ReadEnding {
             case end, cancelled
             case failure(String)
+            /// A frame that no reconnection would make deliverable.
+            case fatal(String)
         }
 
         /// Decodes frames into the slot until the input ends, fails or the thread is cancelled.
@@ -255,6 +259,7 @@ extension LiveFrameSource {
                 }
                 if cancelled { return .cancelled }
                 if code == 0 { return .end }
+                if code == -2 { return .fatal(String(cMessage: message)) }
                 if code < 0 { return .failure(String(cMessage: message)) }
                 let index = counts.withLock {
                     receivedCount += 1
