@@ -7,7 +7,6 @@
 #include <libavutil/imgutils.h>
 #include <libswscale/swscale.h>
 #include <libavdevice/avdevice.h>
-#include <libavutil/opt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -137,7 +136,6 @@ int pv_reader_open_with(const char *path, const pv_open_options *o, pv_reader **
         return pv_fail(error, error_size, "%s (%s)", o->format || o->listen || o->timeout > 0 ? "cannot open the source"
                                                                                               : "not a readable video", text);
     }
-    if (o->low_latency) r->format->flags |= AVFMT_FLAG_NOBUFFER;
     arm(r);
     code = avformat_find_stream_info(r->format, NULL);
     if (code < 0) {

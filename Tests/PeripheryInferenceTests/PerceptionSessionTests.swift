@@ -155,3 +155,17 @@ import Testing
         #expect(Set(latency.keys) == ["p50", "p95", "max"])
     }
 }
+
+/// The session's fixed-memory percentiles against the nearest-rank definition on sorted values.
+struct LatencyHistogramTests {
+    @Test func percentilesMatchNearestRankToTheBin() throws {
+        var histogram = LatencyHistogram()
+        // 2,000 values spread over 0–400 ms in a scrambled order, and one past the 60 s limit.
+        let values = (0..<2_000).map { Double(($0 * 7_919) % 4_001) / 10 + 0.037 } + [70_000]
+        for value in values { histogram.add(value) }
+        let exact = try #require(RunSummary.Spread(values))
+        let binned = try #require(histogram.spread)
+        #expect(abs(binned.p50 - exact.p50) <= 0.1 && abs(binned.p95 - exact.p95) <= 0.1, "\(binned) against \(exact)")
+        #expect(binned.max == 70_000 && LatencyHistogram().spread == nil)
+    }
+}

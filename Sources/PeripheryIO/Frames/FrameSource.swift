@@ -53,6 +53,8 @@ public protocol FrameSource {
     mutating func next() throws -> SourceFrame?
     /// Frames decoded but not delivered after the last delivered one, when the run ends.
     var undelivered: Int { get }
+    /// Times the source was lost and reopened.
+    var reconnects: Int { get }
 }
 
 extension FrameSource {
@@ -60,4 +62,6 @@ extension FrameSource {
     public var isLive: Bool { false }
     /// A source read at the engine's pace leaves nothing behind.
     public var undelivered: Int { 0 }
+    /// Files are not reopened.
+    public var reconnects: Int { 0 }
 }

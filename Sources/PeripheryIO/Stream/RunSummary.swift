@@ -26,6 +26,11 @@ public struct RunSummary: Sendable, Equatable, Codable {
         public var p95: Double
         public var max: Double
 
+        /// Three given points.
+        public init(p50: Double, p95: Double, max: Double) {
+            (self.p50, self.p95, self.max) = (p50, p95, max)
+        }
+
         /// The median, 95th percentile (nearest rank) and largest of `values`; nil when empty.
         public init?(_ values: [Double]) {
             guard !values.isEmpty else { return nil }

@@ -82,7 +82,7 @@ public final class PerceptionSession {
         var summary = state.summary(ended: ending(of: failure))
         summary.dropped += source.undelivered
         summary.received += source.undelivered
-        if let live = source as? LiveFrameSource { summary.reconnects = live.reconnects }
+        summary.reconnects = source.reconnects
         summary.egoReportsSkipped = ego?.skippedReports ?? 0
         for output in outputs {
             do { try output.finish(summary) } catch {
@@ -114,8 +114,8 @@ public final class PerceptionSession {
             let ego = egoMotion(for: frame, arrival: arrival, state: &state)
             let result = try process(frame, ego: ego)
             let done = MonotonicClock.now
-            state.ages.append((taken - arrival) * 1000)
-            state.latencies.append((done - arrival) * 1000)
+            state.ages.add((taken - arrival) * 1000)
+            state.latencies.add((done - arrival) * 1000)
             let processed = ProcessedFrame(
                 frame: frame, result: result, ego: ego, index: state.processed,
                 live: ReplaySidecar.LiveFields(
@@ -194,15 +194,15 @@ private struct RunState {
     var received = 0, processed = 0, dropped = 0, corrupt = 0, egoFallbacks = 0
     var egoFallbackRun = false
     var previous: (pts: Double, arrival: Double)?
-    var latencies: [Double] = [], ages: [Double] = []
+    var latencies = LatencyHistogram(), ages = LatencyHistogram()
 
     init(started: Double) { self.started = started }
 
     func summary(ended: RunSummary.Ending) -> RunSummary {
         var summary = RunSummary()
         (summary.received, summary.processed, summary.dropped, summary.corrupt) = (received, processed, dropped, corrupt)
-        summary.latencyMs = RunSummary.Spread(latencies)
-        summary.ageMs = RunSummary.Spread(ages)
+        summary.latencyMs = latencies.spread
+        summary.ageMs = ages.spread
         summary.egoFallbacks = egoFallbacks
         summary.ended = ended
         summary.seconds = (finished ?? MonotonicClock.now) - started
