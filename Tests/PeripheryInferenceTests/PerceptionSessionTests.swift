@@ -80,7 +80,7 @@ import Testing
         options.keepCorrupt = true
         let output = CountingOutput()
         let summary = try PerceptionSession(engine: engine, setup: setup, outputs: [output], options: options).run(&source)
-        #expect(summary.processed == 2 && summary.corrupt == 1)
+        #expect(summary.processed == 2 && summary.corrupt == 0 && summary.corruptKept == 1 && summary.received == 2)
         #expect(output.written.map(\.live.corrupt) == [false, true])
     }
 

@@ -167,7 +167,7 @@ extension LiveFrameSource {
                         return slot.finish(.failure(VideoError.timedOut(path: name, seconds: seconds, reason: reason)))
                     }
                     pause(backoff)
-                    backoff = min(backoff * 2, 2)
+                    backoff = min(backoff * 2, 1)
                 case let .success(reader):
                     backoff = 0.25
                     let gap = lost.map { MonotonicClock.now - $0 }

@@ -46,8 +46,10 @@ public struct RunSummary: Sendable, Equatable, Codable {
     public var processed = 0
     /// Frames decoded but replaced by a newer one before the engine was free (live sources).
     public var dropped = 0
-    /// Damaged frames skipped (or, with keep-corrupt, processed and marked).
+    /// Damaged frames skipped.
     public var corrupt = 0
+    /// Damaged frames processed and marked, because the run keeps them (counted in `processed`).
+    public var corruptKept = 0
     /// Arrival to result, per processed frame.
     public var latencyMs: Spread?
     /// Arrival to the start of processing: how old a frame is when the engine takes it.
@@ -68,12 +70,14 @@ public struct RunSummary: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case received, processed, dropped, corrupt, reconnects, ended, seconds
+        case corruptKept = "corrupt_kept"
         case latencyMs = "latency_ms", ageMs = "age_ms", egoFallbacks = "ego_fallbacks", egoReportsSkipped = "ego_reports_skipped"
     }
 
     /// The summary as one line for people: counts, latency and how it ended.
     public var report: String {
-        var parts = ["\(processed) of \(received) frames processed", "\(dropped) dropped", "\(corrupt) corrupt"]
+        var parts = ["\(processed) of \(received) frames processed", "\(dropped) dropped", "\(corrupt) corrupt skipped"]
+        if corruptKept > 0 { parts.append("\(corruptKept) corrupt kept") }
         if let latencyMs {
             parts.append(String(format: "latency p50 %.0f ms, p95 %.0f ms, max %.0f ms", latencyMs.p50, latencyMs.p95, latencyMs.max))
         }

@@ -108,8 +108,11 @@ public final class PerceptionSession {
             state.received += 1 + frame.dropped
             state.dropped += frame.dropped
             if frame.corrupt {
-                state.corrupt += 1
-                guard options.keepCorrupt else { continue }
+                guard options.keepCorrupt else {
+                    state.corrupt += 1
+                    continue
+                }
+                state.corruptKept += 1
             }
             let ego = egoMotion(for: frame, arrival: arrival, state: &state)
             let result = try process(frame, ego: ego)
@@ -191,7 +194,7 @@ public final class PerceptionSession {
 private struct RunState {
     let started: Double
     var finished: Double?
-    var received = 0, processed = 0, dropped = 0, corrupt = 0, egoFallbacks = 0
+    var received = 0, processed = 0, dropped = 0, corrupt = 0, corruptKept = 0, egoFallbacks = 0
     var egoFallbackRun = false
     var previous: (pts: Double, arrival: Double)?
     var latencies = LatencyHistogram(), ages = LatencyHistogram()
@@ -201,6 +204,7 @@ private struct RunState {
     func summary(ended: RunSummary.Ending) -> RunSummary {
         var summary = RunSummary()
         (summary.received, summary.processed, summary.dropped, summary.corrupt) = (received, processed, dropped, corrupt)
+        summary.corruptKept = corruptKept
         summary.latencyMs = latencies.spread
         summary.ageMs = ages.spread
         summary.egoFallbacks = egoFallbacks
