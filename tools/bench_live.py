@@ -7,7 +7,7 @@ Two cases, alternated round by round in one run, each a clip sent over UDP MPEG-
 Every periphery command runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from its
 environment (users do not set them). Per round it reads the sidecar: drops, p95 latency, p95 age
 (arrival to the start of processing), and the engine's median time per frame (preprocess +
-inference). Decoding time per frame comes from `ffmpeg -threads 1 -benchmark` on each clip.
+inference, from the sidecar's timings). Decoding time per frame comes from `ffmpeg -threads 1 -benchmark` on each clip.
 
 The checks of docs/live.md: underload has no drops and p95 latency <= engine median + 20 ms;
 overload has drops and p95 age < two frame intervals + one decode. Prints each round and medians.
@@ -32,7 +32,7 @@ def env_without_openblas():
 
 
 def decode_ms(clip, frames):
-    result = subprocess.run(["ffmpeg", "-v", "error", "-benchmark", "-threads", "1", "-i", clip, "-f", "null", "-"],
+    result = subprocess.run(["ffmpeg", "-v", "info", "-benchmark", "-threads", "1", "-i", clip, "-f", "null", "-"],
                             capture_output=True, text=True, check=True)
     match = re.search(r"utime=([\d.]+)s", result.stdout + result.stderr)
     return float(match.group(1)) * 1000 / frames if match else float("nan")

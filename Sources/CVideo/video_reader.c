@@ -28,6 +28,7 @@ struct pv_reader {
     // Live sources: a deadline for the blocking call in progress and a flag another thread sets.
     double timeout, deadline;
     const volatile int *cancel;
+    void (*busy)(int working);
     // A packet that went into the decoder since the last frame was flagged corrupt.
     int damaged;
     int last_corrupt;
@@ -101,6 +102,7 @@ int pv_reader_open_with(const char *path, const pv_open_options *o, pv_reader **
     r->stream = -1;
     r->timeout = o->timeout;
     r->cancel = o->cancel;
+    r->busy = o->busy;
     // FFmpeg's own log would interleave with ours; failures come back as messages instead.
     av_log_set_level(AV_LOG_FATAL);
     const AVInputFormat *format = NULL;
@@ -231,7 +233,20 @@ static int convert(pv_reader *r, uint8_t *rgb, char *error, int error_size) {
     return 0;
 }
 
+static void working(pv_reader *r, int busy) {
+    if (r->busy) r->busy(busy);
+}
+
+static int next_frame(pv_reader *r, uint8_t *rgb, pv_frame_meta *meta, char *error, int error_size);
+
 int pv_reader_next(pv_reader *r, uint8_t *rgb, pv_frame_meta *meta, char *error, int error_size) {
+    working(r, 1);
+    int code = next_frame(r, rgb, meta, error, error_size);
+    working(r, 0);
+    return code;
+}
+
+static int next_frame(pv_reader *r, uint8_t *rgb, pv_frame_meta *meta, char *error, int error_size) {
     char reason[128];
     if (r->finished) return 0;
     for (;;) {
@@ -274,7 +289,9 @@ int pv_reader_next(pv_reader *r, uint8_t *rgb, pv_frame_meta *meta, char *error,
                         pv_describe(code, reason, sizeof reason));
         if (r->draining) return pv_fail(error, error_size, "the decoder stalled after frame %lld", (long long)r->delivered - 1);
         arm(r);
+        working(r, 0);
         code = av_read_frame(r->format, r->packet);
+        working(r, 1);
         if (code == AVERROR_EOF) {
             r->draining = 1;
             avcodec_send_packet(r->codec, NULL);

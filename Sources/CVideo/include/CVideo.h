@@ -45,6 +45,10 @@ typedef struct {
     int low_latency;
     /// Set to non-zero from any thread to make the blocking call in progress return (then -1).
     const volatile int *cancel;
+    /// Called with 1 when the reader starts decoding or converting and with 0 when it stops or
+    /// waits for input (null: not called), so that the caller's compute threads can lend it a
+    /// core only while it works, never while it waits on a network.
+    void (*busy)(int working);
     /// Deliver frames at this size (0: the stream's first size). A frame of another size but the
     /// same aspect ratio is scaled to it; any other size is an error.
     int width, height;

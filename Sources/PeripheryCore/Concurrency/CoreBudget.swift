@@ -27,10 +27,17 @@ package final class CoreBudget: Sendable {
 
     /// Runs `body` holding one core.
     package func borrow<Result>(_ body: () throws -> Result) rethrows -> Result {
-        borrowers.add(1, ordering: .relaxed)
-        defer { borrowers.subtract(1, ordering: .relaxed) }
+        acquire()
+        defer { release() }
         return try body()
     }
+
+    /// Takes one core, for work whose start and end are seen apart (a C decoder's callbacks);
+    /// every `acquire` is followed by one `release`.
+    package func acquire() { borrowers.add(1, ordering: .relaxed) }
+
+    /// Gives back a core taken by `acquire`.
+    package func release() { borrowers.subtract(1, ordering: .relaxed) }
 
     /// How many of a pool's `workers` should take part in a parallel section now: all of them,
     /// unless they and the borrowed cores together outnumber the cores; then one fewer for each

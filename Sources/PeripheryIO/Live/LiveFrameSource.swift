@@ -220,6 +220,7 @@ extension LiveFrameSource {
                                 o.timeout = kind == .file ? 0 : options.readTimeout
                                 o.low_latency = kind == .file ? 0 : 1
                                 o.cancel = UnsafePointer(cancelFlag)
+                                o.busy = lendCore
                                 o.width = Int32(width)
                                 o.height = Int32(height)
                                 return message.withUnsafeMutableBufferPointer {
@@ -250,10 +251,9 @@ extension LiveFrameSource {
             while !cancelled {
                 var meta = pv_frame_meta(), code: Int32 = 0
                 let pixels = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                    code = CoreBudget.process.borrow {
-                        message.withUnsafeMutableBufferPointer {
-                            pv_reader_next(reader, buffer.baseAddress, &meta, $0.baseAddress, Int32($0.count))
-                        }
+                    // The reader takes a core from CoreBudget.process only while it decodes (`lendCore`).
+                    code = message.withUnsafeMutableBufferPointer {
+                        pv_reader_next(reader, buffer.baseAddress, &meta, $0.baseAddress, Int32($0.count))
                     }
                     count = code == 1 ? size : 0
                 }
@@ -291,6 +291,13 @@ extension LiveFrameSource {
             }
         }
     }
+}
+
+/// The reader's busy callback: a core of `CoreBudget.process` while it decodes and converts, none
+/// while it waits for packets (a live source waits most of the time, and a core lent to a thread
+/// that waits would only slow the engine).
+private func lendCore(_ working: Int32) {
+    if working != 0 { CoreBudget.process.acquire() } else { CoreBudget.process.release() }
 }
 
 /// `body` with `text` as a C string, or with nil.
