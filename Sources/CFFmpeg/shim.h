@@ -1,7 +1,6 @@
-// FFmpeg's libraries from Debian (libavdevice-dev, libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev).
+// FFmpeg's libraries from Debian (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev).
 // Swift imports this module for its link lines only: every FFmpeg call is in CVideo's C, which
 // includes these headers itself.
-#include <libavdevice/avdevice.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>

@@ -6,7 +6,7 @@
 #include <libavformat/avformat.h>
 #include <libavutil/imgutils.h>
 #include <libswscale/swscale.h>
-#include <libavdevice/avdevice.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -59,6 +59,21 @@ static const char *why(pv_reader *r, int code, char *buffer, size_t size) {
     return pv_describe(code, buffer, size);
 }
 
+/// libavdevice is loaded only when a camera is opened, never linked: it needs libavfilter, which
+/// needs libblas, which Debian resolves to OpenBLAS. Linked, it would load OpenBLAS at process start,
+/// before the runtime sets OPENBLAS_CORETYPE, and OpenBLAS would keep its generic kernel.
+static int register_devices(void) {
+    static int registered;
+    if (__atomic_load_n(&registered, __ATOMIC_ACQUIRE)) return 1;
+    void *library = dlopen("libavdevice.so.59", RTLD_NOW | RTLD_GLOBAL);
+    if (!library) library = dlopen("libavdevice.so", RTLD_NOW | RTLD_GLOBAL);
+    void (*register_all)(void) = library ? (void (*)(void))dlsym(library, "avdevice_register_all") : NULL;
+    if (!register_all) return 0;
+    register_all();
+    __atomic_store_n(&registered, 1, __ATOMIC_RELEASE);
+    return 1;
+}
+
 int pv_reader_open(const char *path, pv_reader **out, pv_video_info *info, char *error, int error_size) {
     pv_open_options options = {0};
     return pv_reader_open_with(path, &options, out, info, error, error_size);
@@ -107,7 +122,10 @@ int pv_reader_open_with(const char *path, const pv_open_options *o, pv_reader **
     av_log_set_level(AV_LOG_FATAL);
     const AVInputFormat *format = NULL;
     if (o->format) {
-        avdevice_register_all();
+        if (!register_devices()) {
+            pv_reader_close(r);
+            return pv_fail(error, error_size, "libavdevice cannot be loaded (%s)", dlerror());
+        }
         format = av_find_input_format(o->format);
         if (!format) {
             pv_reader_close(r);

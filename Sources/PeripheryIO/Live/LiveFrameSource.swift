@@ -7,6 +7,7 @@ import PeripheryGeometry
 /// Frames of a camera, a network stream, or a file played at its own rate, under the real-time
 /// rule: a thread of its own captures and decodes every packet (H.264 needs its references), and
 /// `next()` hands over only the newest decoded frame; the frames it replaced count as dropped.
+/// Capturing starts with the first `next()`.
 ///
 /// Frame times come from the stream's clock; each frame also keeps its arrival on
 /// `MonotonicClock`. A network source that drops, or is not up yet, is reopened with backoff
@@ -77,6 +78,7 @@ public final class LiveFrameSource: FrameSource {
     /// - Throws: `VideoError` naming the source: `.unreadable` (cannot be opened), `.timedOut` (lost
     ///   for longer than the reconnect timeout), `.incomplete` (decoding failed, or a file cut short).
     public func next() throws -> SourceFrame? {
+        capture.begin()
         while stop?.isRequested != true {
             switch slot.take(timeout: 0.05) {
             case .nothing:
@@ -115,7 +117,7 @@ extension LiveFrameSource {
         private let cancelFlag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         private let done = NSCondition()
         // Guarded by `done`.
-        private var running = true
+        private var running = true, begun = false
         private let counts = NSLock()
         // Guarded by `counts`.
         private var receivedCount = 0, reconnectCount = 0
@@ -139,6 +141,15 @@ extension LiveFrameSource {
         var reconnects: Int { counts.withLock { reconnectCount } }
         private var cancelled: Bool { pv_flag_get(cancelFlag) != 0 }
 
+        /// Lets the thread open the source: on the first `next()`, once the run (and its engine,
+        /// which loads OpenBLAS before a camera's libavdevice can) is ready for frames.
+        func begin() {
+            done.lock()
+            begun = true
+            done.broadcast()
+            done.unlock()
+        }
+
         /// Asks the thread to stop and waits until it has closed the source.
         func cancel() {
             pv_flag_set(cancelFlag)
@@ -154,6 +165,9 @@ extension LiveFrameSource {
                 done.broadcast()
                 done.unlock()
             }
+            done.lock()
+            while !begun && !cancelled { _ = done.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+            done.unlock()
             var lost: Double?
             var backoff = 0.25
             let started = MonotonicClock.now
