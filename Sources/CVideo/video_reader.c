@@ -74,11 +74,6 @@ static int register_devices(void) {
     return 1;
 }
 
-int pv_reader_open(const char *path, pv_reader **out, pv_video_info *info, char *error, int error_size) {
-    pv_open_options options = {0};
-    return pv_reader_open_with(path, &options, out, info, error, error_size);
-}
-
 /// The demuxer options of a live source: FFmpeg's option names, each one ignored by the formats and
 /// protocols that do not know it.
 static AVDictionary *live_options(const pv_open_options *o) {

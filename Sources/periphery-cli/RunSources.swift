@@ -32,7 +32,6 @@ struct RunSources {
         options.listen = args.flag("listen")
         options.readTimeout = try args.number("timeout", default: options.readTimeout, in: 0.05...3600)
         options.reconnectTimeout = try args.number("reconnect-timeout", default: options.reconnectTimeout, in: 0...86_400)
-        options.keepCorrupt = args.flag("keep-corrupt")
         if kind != .camera, options.videoSize != nil || options.framerate != nil || options.inputFormat != nil {
             throw CLIError("--video-size, --framerate and --input-format are for a /dev/videoN camera")
         }

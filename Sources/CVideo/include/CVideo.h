@@ -64,10 +64,8 @@ typedef struct {
     int width, height;
 } pv_frame_meta;
 
-/// Opens `path` and its best video stream. Returns 0, or -1 with a message in `error`.
-int pv_reader_open(const char *path, pv_reader **reader, pv_video_info *info, char *error, int error_size);
-
-/// Opens a file, a device or a URL with `options`. Returns 0, or -1 with a message in `error`.
+/// Opens a file, a device or a URL (`options` zeroed for a plain file) and its best video stream.
+/// Returns 0, or -1 with a message in `error`.
 int pv_reader_open_with(const char *url, const pv_open_options *options, pv_reader **reader, pv_video_info *info, char *error,
                         int error_size);
 

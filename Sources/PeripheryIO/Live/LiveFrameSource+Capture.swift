@@ -206,13 +206,6 @@ extension LiveFrameSource {
     }
 }
 
-/// The reader's busy callback: a core of `CoreBudget.process` while it decodes and converts, none
-/// while it waits for packets (a live source waits most of the time, and a core lent to a thread
-/// that waits would only slow the engine).
-private func lendCore(_ working: Int32) {
-    if working != 0 { CoreBudget.process.acquire() } else { CoreBudget.process.release() }
-}
-
 /// `body` with `text` as a C string, or with nil.
 private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
     guard let text else { return body(nil) }

@@ -22,8 +22,6 @@ public struct LiveSourceOptions: Sendable, Equatable {
     public var readTimeout = 3.0
     /// Seconds a network source may stay lost (or not yet up) before the run gives up.
     public var reconnectTimeout = 10.0
-    /// Deliver damaged frames (marked `corrupt`) instead of leaving them for the run to skip.
-    public var keepCorrupt = false
 
     /// Defaults: FFmpeg's own for the device and the protocol, 3 s per read, 10 s to reconnect.
     public init() {}

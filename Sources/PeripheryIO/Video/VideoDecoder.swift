@@ -107,10 +107,9 @@ final class VideoDecoder {
         while true {
             var meta = pv_frame_meta(), code: Int32 = 0
             let pixels = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                code = CoreBudget.process.borrow {
-                    message.withUnsafeMutableBufferPointer {
-                        pv_reader_next(reader, buffer.baseAddress, &meta, $0.baseAddress, Int32($0.count))
-                    }
+                // The reader takes a core from CoreBudget.process only while it decodes (`lendCore`).
+                code = message.withUnsafeMutableBufferPointer {
+                    pv_reader_next(reader, buffer.baseAddress, &meta, $0.baseAddress, Int32($0.count))
                 }
                 count = code == 1 ? size : 0
             }
@@ -137,4 +136,11 @@ final class VideoDecoder {
             if !queue.push(.frame(image, seconds: seconds, index: index, corrupt: meta.corrupt != 0)) { return }
         }
     }
+}
+
+/// Every reader's busy callback (`pv_open_options.busy`): a core of `CoreBudget.process` while it
+/// decodes and converts, none while it waits for packets (a live source waits most of the time,
+/// and a core lent to a thread that waits would only slow the engine).
+func lendCore(_ working: Int32) {
+    if working != 0 { CoreBudget.process.acquire() } else { CoreBudget.process.release() }
 }

@@ -37,7 +37,11 @@ public struct VideoFrameSource: FrameSource {
         var reader: OpaquePointer?
         var raw = pv_video_info()
         var message = [CChar](repeating: 0, count: 512)
-        let code = message.withUnsafeMutableBufferPointer { pv_reader_open(path, &reader, &raw, $0.baseAddress, Int32($0.count)) }
+        var options = pv_open_options()
+        options.busy = lendCore
+        let code = message.withUnsafeMutableBufferPointer {
+            pv_reader_open_with(path, &options, &reader, &raw, $0.baseAddress, Int32($0.count))
+        }
         guard code == 0, let reader else { throw VideoError.unreadable(path: path, reason: String(cMessage: message)) }
         let codec = withUnsafeBytes(of: raw.codec) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         info = VideoInfo(

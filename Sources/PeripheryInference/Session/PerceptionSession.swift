@@ -81,7 +81,8 @@ public final class PerceptionSession {
         }
         var summary = state.summary(ended: ending(of: failure))
         summary.dropped += source.undelivered
-        summary.received += source.undelivered
+        // Every decoded frame was processed, dropped or skipped as damaged.
+        summary.received = summary.processed + summary.dropped + summary.corrupt
         summary.reconnects = source.reconnects
         summary.egoReportsSkipped = ego?.skippedReports ?? 0
         for output in outputs {
@@ -105,7 +106,6 @@ public final class PerceptionSession {
             }
             let taken = MonotonicClock.now
             let arrival = frame.arrival ?? taken
-            state.received += 1 + frame.dropped
             state.dropped += frame.dropped
             if frame.corrupt {
                 guard options.keepCorrupt else {
@@ -194,7 +194,7 @@ public final class PerceptionSession {
 private struct RunState {
     let started: Double
     var finished: Double?
-    var received = 0, processed = 0, dropped = 0, corrupt = 0, corruptKept = 0, egoFallbacks = 0
+    var processed = 0, dropped = 0, corrupt = 0, corruptKept = 0, egoFallbacks = 0
     var egoFallbackRun = false
     var previous: (pts: Double, arrival: Double)?
     var latencies = LatencyHistogram(), ages = LatencyHistogram()
@@ -203,7 +203,7 @@ private struct RunState {
 
     func summary(ended: RunSummary.Ending) -> RunSummary {
         var summary = RunSummary()
-        (summary.received, summary.processed, summary.dropped, summary.corrupt) = (received, processed, dropped, corrupt)
+        (summary.processed, summary.dropped, summary.corrupt) = (processed, dropped, corrupt)
         summary.corruptKept = corruptKept
         summary.latencyMs = latencies.spread
         summary.ageMs = ages.spread
