@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "PeripheryIO", targets: ["PeripheryIO"]),
         .library(name: "PeripherySynthetic", targets: ["PeripherySynthetic"]),
         .library(name: "PeripheryInference", targets: ["PeripheryInference"]),
+        .library(name: "PeripheryServer", targets: ["PeripheryServer"]),
         .executable(name: "periphery", targets: ["periphery-cli"]),
     ],
     targets: [
@@ -36,10 +37,23 @@ let package = Package(
             dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "COpenBLAS", "CInt8Kernels"],
             resources: [.copy("Resources/Conformance")]
         ),
+        // The live view (docs/live.md): an HTTP + WebSocket server over Debian's libwebsockets
+        // (CLibWebSockets) behind a small C layer that owns its thread (CLiveServer), the Foxglove
+        // WebSocket protocol and the page.
+        .systemLibrary(name: "CLibWebSockets", providers: [.apt(["libwebsockets-dev"])]),
+        .target(name: "CLiveServer", dependencies: ["CLibWebSockets"]),
+        .target(
+            name: "PeripheryServer",
+            dependencies: ["PeripheryCore", "PeripheryIO", "PeripheryInference", "CLibWebSockets", "CLiveServer"],
+            resources: [.copy("Page")]
+        ),
         // The umbrella: `import Periphery` is the one import a program needs.
         .target(
             name: "Periphery",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic", "PeripheryInference"]
+            dependencies: [
+                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic", "PeripheryInference",
+                "PeripheryServer",
+            ]
         ),
         .executableTarget(name: "periphery-cli", dependencies: ["Periphery"]),
         // The README's first Swift block, built and run by `make test` (tools/check_readme_example.py).
@@ -69,6 +83,10 @@ let package = Package(
         .target(name: "PeripheryTestSupport", path: "Tests/TestSupport"),
         // Test support: a counting malloc for the allocation-free hot-path test (see its source).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        .testTarget(
+            name: "PeripheryServerTests",
+            dependencies: ["PeripheryCore", "PeripheryIO", "PeripheryInference", "PeripheryServer", "CLiveServer", "PeripheryTestSupport"]
+        ),
         .testTarget(
             name: "PeripheryInferenceTests",
             dependencies: [

@@ -77,7 +77,7 @@ def main():
         summary = reader.get_summary()
         assert summary is not None and summary.statistics is not None, "no summary section"
         topics = {channel.topic: channel for channel in summary.channels.values()}
-        assert set(topics) == set(TYPES) | {"/perception/result"}, sorted(topics)
+        assert set(topics) == set(TYPES) | {"/perception/result", "/perception/stats"}, sorted(topics)
         for topic, channel in topics.items():
             count = summary.statistics.channel_message_counts.get(channel.id, 0)
             assert count == args.frames, f"{topic}: {count} messages for {args.frames} frames"
@@ -96,6 +96,8 @@ def main():
                 json_format.ParseDict(to_protobuf_json(body, kind.DESCRIPTOR), kind())
             else:
                 assert body["index"] == len(seen[channel.topic]) - 1, body["index"]
+                if channel.topic == "/perception/stats":
+                    assert body["processed"] == body["index"] + 1 and body["dropped"] >= 0 and body["fps"] >= 0, body
     times = seen["/camera/image"]
     assert times == sorted(times) and all(seen[t] == times for t in seen), "channels disagree on frame times"
     assert records == len(times) * len(topics), (records, len(times))

@@ -5,3 +5,4 @@
 @_exported import PeripheryIO
 @_exported import PeripheryRendering
 @_exported import PeripherySynthetic
+@_exported import PeripheryServer

@@ -8,7 +8,7 @@ enum RunCommand: Command {
     static let summary = "Run detection and tracking over a drive, a video, raw frames on stdin, a camera or a stream."
     static let help = """
         USAGE: periphery run DRIVE|VIDEO|/dev/videoN|URL [--calibration C.json] [--out DIR] [--render]
-                             [--render-video OUT.mp4] [--mcap OUT.mcap] [--max-frames N] [--duration S] [...]
+                             [--render-video OUT.mp4] [--mcap OUT.mcap] [--serve [HOST:]PORT] [--max-frames N] [...]
                periphery run --stdin-raw WxH --fps F --calibration C.json [--out DIR] [...]
 
         DRIVE is a directory of frames (PNG/JPEG, in name order) with optional frames.csv, motion.csv and
@@ -20,7 +20,8 @@ enum RunCommand: Command {
 
         Writes OUT/replay-safety40-v1.jsonl (one line per frame, a summary last), with --render
         OUT/render/NNNNNN.png composites, with --render-video the same as an H.264 MP4, with --mcap a
-        Foxglove MCAP (docs/mcap.md). SIGINT or SIGTERM stops after the frame in flight with every output
+        Foxglove MCAP (docs/mcap.md). With --serve, viewers watch live: a page at http://HOST:PORT/ and
+        Foxglove at ws://HOST:PORT (docs/live.md). SIGINT or SIGTERM stops after the frame in flight with every output
         finished (exit 0); if the input fails, everything before is kept and finished (exit 3).
 
         OPTIONS:
@@ -28,6 +29,10 @@ enum RunCommand: Command {
           --out DIR              output directory (default: DRIVE or VIDEO's folder; . for stdin, cameras, URLs)
           --render, --render-video OUT.mp4, --mcap OUT.mcap
                                  composites as PNGs or an H.264 video; a Foxglove MCAP
+          --serve [HOST:]PORT    serve the live view (default host 127.0.0.1); off loopback a token is needed
+          --token T              the token viewers must give (?token=T or Authorization: Bearer T); one is
+                                 generated and printed when --serve is not loopback and none is given
+          --view-fps F           most frames a second sent to viewers (default 15)
           --max-frames N         stop after N processed frames
           --duration S           live: stop after S wall-clock seconds; VIDEO: S seconds of the video
           --start S, --every N   of a VIDEO: begin S seconds in, take every Nth frame
@@ -55,7 +60,7 @@ enum RunCommand: Command {
             RunSources.expandingGPSD(arguments),
             options: ["calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads", "precision", "render-video", "mcap",
                       "start", "duration", "every", "video-size", "framerate", "input-format", "rtsp-transport", "timeout",
-                      "reconnect-timeout", "gpsd"],
+                      "reconnect-timeout", "gpsd", "serve", "token", "view-fps"],
             flags: ["render", "auto-pitch", "progress", "realtime", "listen", "keep-corrupt"])
         let input = args.positional.first
         let live = input.flatMap(LiveSourceKind.of) ?? (args.flag("realtime") ? .file : nil)

@@ -29,11 +29,13 @@ struct RunSession {
             scoreThreshold: engine.settings.scoreThreshold, rejectImplausible: engine.settings.rejectImplausible)
         var outputs: [any PerceptionOutput] = [SidecarOutput(sidecar)]
         if let path = args.value("mcap") { outputs.append(try FoxgloveRecording(path: path)) }
+        if let server = try liveView(untrained: untrained) { outputs.append(server) }
         if render || args.value("render-video") != nil {
             outputs.append(CompositeOutput(
                 pictures: render ? out + "/render" : nil, video: args.value("render-video"), fps: fps,
                 caption: untrained ? FrameRendering.untrainedCaption : nil))
         }
+        // Every output is made before the session; the live view is finished by it like the rest.
         let session = PerceptionSession(engine: engine, setup: setup, outputs: outputs, options: options, stop: stop, ego: ego)
         let progress = ProgressLine(total: (source.count ?? expected).map { min($0, options.maxFrames) }, forced: args.flag("progress"))
         session.onFrame = { _ in progress.advance() }
@@ -58,6 +60,33 @@ struct RunSession {
         }
         if untrained { printError("note: untrained test weights - the tracks are not real vehicles") }
         return 0
+    }
+}
+
+extension RunSession {
+    /// `--serve`: the live view server, started and announced before the first frame.
+    func liveView(untrained: Bool) throws -> LiveViewServer? {
+        guard let value = args.value("serve") else {
+            if args.value("token") != nil || args.value("view-fps") != nil { throw CLIError("--token and --view-fps need --serve") }
+            return nil
+        }
+        var options = LiveViewServer.Options()
+        options.address = try ServeAddress(parsing: value)
+        if let token = args.value("token") {
+            guard !token.isEmpty, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._~".contains($0)) }) else {
+                throw CLIError("--token: use letters, digits and -._~ only")
+            }
+            options.token = token
+        }
+        options.viewFPS = try args.number("view-fps", default: 15, in: 0.1...120)
+        options.metadata = [
+            "weights": untrained ? "untrained" : weights.metadata["training_data"] == "synthetic" ? "synthetic" : "trained",
+            "provenance": weights.metadata["provenance"] ?? "unknown",
+        ]
+        let server = try LiveViewServer(options: options)
+        server.onLog = { printError($0) }
+        printError("live view: \(server.pageURL) (Foxglove: \(server.foxgloveURL))")
+        return server
     }
 }
 

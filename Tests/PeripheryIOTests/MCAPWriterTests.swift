@@ -156,7 +156,7 @@ struct MCAPWriterTests {
         pose.pitch = pitch
         pose.roll = roll
         pose.yaw = yaw
-        let transform = FoxgloveRecording.cameraTransform(pose, time: Foxglove.Time(seconds: 0))
+        let transform = FoxgloveEncoder.cameraTransform(pose, time: Foxglove.Time(seconds: 0))
         let q = transform.rotation, t = transform.translation
         #expect(abs(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w - 1) < 1e-12)
         for point in [SIMD3(20.0, 3, 0.5), SIMD3(8, -2, 1.5), SIMD3(50, 0, 0)] {

@@ -13,6 +13,8 @@ public struct ProcessedFrame: Sendable {
     public var index: Int
     /// Arrival, latency, drops and gaps, as the sidecar records them.
     public var live: ReplaySidecar.LiveFields
+    /// The run's counts at this frame, for live viewers.
+    public var progress: RunProgress
 }
 
 /// Where a `PerceptionSession` puts its results: the replay sidecar, an MCAP, a video, pictures,

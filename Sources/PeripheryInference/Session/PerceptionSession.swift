@@ -117,13 +117,16 @@ public final class PerceptionSession {
             let ego = egoMotion(for: frame, arrival: arrival, state: &state)
             let result = try process(frame, ego: ego)
             let done = MonotonicClock.now
+            state.recent.append(done)
+            state.recent.removeAll { done - $0 > RunState.rateWindow }
             state.ages.add((taken - arrival) * 1000)
             state.latencies.add((done - arrival) * 1000)
             let processed = ProcessedFrame(
                 frame: frame, result: result, ego: ego, index: state.processed,
                 live: ReplaySidecar.LiveFields(
                     arrival: arrival, latencyMs: (done - arrival) * 1000, dropped: frame.dropped, corrupt: frame.corrupt, gap: frame.gap,
-                    trackerReset: result.trackerReset && state.processed > 0))
+                    trackerReset: result.trackerReset && state.processed > 0),
+                progress: state.progress)
             do {
                 for output in outputs { try output.write(processed) }
             } catch {
@@ -198,8 +201,18 @@ private struct RunState {
     var egoFallbackRun = false
     var previous: (pts: Double, arrival: Double)?
     var latencies = LatencyHistogram(), ages = LatencyHistogram()
+    /// When the frames of the last `rateWindow` seconds were done, for the recent rate.
+    var recent: [Double] = []
+    static let rateWindow = 2.0
 
     init(started: Double) { self.started = started }
+
+    /// The counts with the frame being handed out (not yet in `processed`) included.
+    var progress: RunProgress {
+        let span = (recent.last ?? 0) - (recent.first ?? 0)
+        let rate = recent.count > 1 && span > 0 ? Double(recent.count - 1) / span : 0
+        return RunProgress(processed: processed + 1, dropped: dropped, corrupt: corrupt, framesPerSecond: rate)
+    }
 
     func summary(ended: RunSummary.Ending) -> RunSummary {
         var summary = RunSummary()

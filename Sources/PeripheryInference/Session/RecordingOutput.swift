@@ -5,7 +5,7 @@ import PeripheryIO
 /// section and footer however the run ends.
 extension FoxgloveRecording: PerceptionOutput {
     public func write(_ processed: ProcessedFrame) throws {
-        try append(frame: processed.frame, result: processed.result, ego: processed.ego)
+        try append(FoxgloveFrame(processed))
     }
 
     public func finish(_ summary: RunSummary) throws {

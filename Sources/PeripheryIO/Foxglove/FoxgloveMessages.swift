@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 
-/// The Foxglove message types a recording writes (`docs/mcap.md#channels`), as JSON: Foxglove's
+/// The Foxglove message types of a run (`docs/mcap.md#channels`), as JSON: Foxglove's
 /// field names (snake case, `D`/`K`/`R`/`P` in capitals), times as `{sec, nsec}`, bytes as base64. `FoxgloveSchema` holds their JSON Schemas.
 enum Foxglove {
     struct Time: Codable, Equatable {
@@ -113,6 +113,24 @@ enum Foxglove {
     struct SceneUpdate: Codable {
         var deletions: [SceneEntityDeletion]
         var entities: [SceneEntity]
+    }
+
+    /// `/perception/stats`: the run's counts at a frame (a frame without them counts itself only).
+    struct RunStats: Codable {
+        var index: Int
+        var pts: Double
+        var processed, dropped, corrupt: Int
+        var latencyMs: Double?
+        var fps: Double?
+
+        enum CodingKeys: String, CodingKey { case index, pts, processed, dropped, corrupt, latencyMs = "latency_ms", fps }
+
+        init(frame: FoxgloveFrame) {
+            (index, pts) = (frame.index, frame.timestamp)
+            (processed, dropped, corrupt) = (frame.progress?.processed ?? frame.index + 1, frame.progress?.dropped ?? 0, frame.progress?.corrupt ?? 0)
+            latencyMs = frame.live.map { $0.latencyMs.isFinite ? $0.latencyMs : 0 }
+            fps = frame.progress.map { $0.framesPerSecond.isFinite ? $0.framesPerSecond : 0 }
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
 
-/// JSON Schemas of the Foxglove messages a recording writes, named as Foxglove names them
+/// JSON Schemas of the Foxglove messages of a run, named as Foxglove names them
 /// (`foxglove.SceneUpdate`, ...), so that viewers recognise the channels; the MCAP stores each with
-/// encoding `jsonschema`. Only the fields the recording writes are described.
+/// encoding `jsonschema`, the live server advertises them. Only the fields written are described.
 indirect enum FoxgloveSchema: Sendable {
     case object([(String, FoxgloveSchema)])
     case array(FoxgloveSchema)
@@ -37,6 +37,11 @@ indirect enum FoxgloveSchema: Sendable {
     static let quaternion = object([("x", .number), ("y", .number), ("z", .number), ("w", .number)])
     static let pose = object([("position", vector3), ("orientation", quaternion)])
     static let color = object([("r", .number), ("g", .number), ("b", .number), ("a", .number)])
+
+    static let runStats = object([
+        ("index", .integer), ("pts", .number), ("processed", .integer), ("dropped", .integer), ("corrupt", .integer),
+        ("latency_ms", .number), ("fps", .number),
+    ])
 
     static let compressedImage = object([("timestamp", time), ("frame_id", .string), ("data", .bytes), ("format", .string)])
 

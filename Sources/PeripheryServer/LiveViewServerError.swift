@@ -1,0 +1,17 @@
+/// Why a live view server could not start.
+public enum LiveViewServerError: Error, Equatable, CustomStringConvertible {
+    /// `--serve`'s value is not `[HOST:]PORT`.
+    case invalidAddress(String, reason: String)
+    /// The address could not be bound (in use, not an address of this machine, no permission).
+    case cannotListen(address: String, reason: String)
+    /// The page's files are missing from the installation.
+    case pageNotFound(searched: [String])
+
+    public var description: String {
+        switch self {
+        case let .invalidAddress(value, reason): "--serve \(value): \(reason)"
+        case let .cannotListen(address, reason): "cannot serve on \(address): \(reason)"
+        case let .pageNotFound(searched): "the live view's page is missing (looked in \(searched.joined(separator: ", ")))"
+        }
+    }
+}

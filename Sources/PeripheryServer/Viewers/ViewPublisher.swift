@@ -1,0 +1,70 @@
+import Foundation
+import PeripheryIO
+
+/// Encodes frames for viewers on a thread of its own, so that the engine only hands a frame over.
+/// One frame waits at most: a newer one replaces it (the newest wins, as everywhere in a live run).
+final class ViewPublisher: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var waiting: FoxgloveFrame?
+    private var stopping = false
+    private var replaced = 0
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    private let encoder: FoxgloveEncoder
+    private let deliver: ([FoxgloveEncoder.Message]) -> Void
+    private let onError: (String) -> Void
+
+    /// Starts the thread; `deliver` gets each frame's messages on it.
+    init(encoder: FoxgloveEncoder, deliver: @escaping ([FoxgloveEncoder.Message]) -> Void, onError: @escaping (String) -> Void) {
+        (self.encoder, self.deliver, self.onError) = (encoder, deliver, onError)
+        let thread = Thread { [self] in loop() }
+        thread.name = "periphery-view-encoder"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Hands `frame` over, replacing one still waiting.
+    func offer(_ frame: FoxgloveFrame) {
+        condition.lock()
+        defer { condition.unlock() }
+        if waiting != nil { replaced += 1 }
+        waiting = frame
+        condition.signal()
+    }
+
+    /// Frames replaced before the thread took them.
+    var framesReplaced: Int { condition.withLock { replaced } }
+
+    /// Ends the thread after the frame it is encoding, and waits for it.
+    func stop() {
+        condition.lock()
+        let started = thread != nil && !stopping
+        stopping = true
+        condition.signal()
+        condition.unlock()
+        if started { done.wait() }
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while waiting == nil && !stopping { condition.wait() }
+            if stopping {
+                condition.unlock()
+                done.signal()
+                return
+            }
+            let frame = waiting
+            waiting = nil
+            condition.unlock()
+            guard let frame else { continue }
+            do {
+                deliver(try encoder.messages(for: frame, name: "live view frame \(frame.index)"))
+            } catch {
+                onError("live view: frame \(frame.index) not sent: \(error)")
+            }
+        }
+    }
+}
