@@ -5,9 +5,11 @@ SWIFT ?= swift
 # @testable imports working in release.
 RELEASE := -c release -Xswiftc -enable-testing
 # Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
-DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients
+DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients libwebsockets-dev
+# Only for `make test-tools`: the browser the live page is tested in.
+TOOLS_DEB_PACKAGES := chromium
 
-.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check
+.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv
 
 test: deps
 	python3 tools/check_sources.py
@@ -30,7 +32,7 @@ demo: deps
 
 # Installs whatever of DEB_PACKAGES is missing (CI machines start fresh).
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(DEB_PACKAGES) $(EXTRA_DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -38,13 +40,24 @@ deps:
 	fi
 
 # End-to-end checks of the CLI: goldens, then detect/run/track on the fixtures under Tests/cli, video
-# files, live streams (loopback only) and gpsd (docs/live.md).
-check-cli:
+# files, live streams (loopback only), gpsd and the live view's server with real clients (docs/live.md).
+check-cli: live-venv
 	@test -x "$(BIN)" || { echo "build $(BIN) first"; exit 1; }
 	bash tools/check_cli.sh $(BIN)
 	bash tools/check_video.sh $(BIN)
 	bash tools/check_live.sh $(BIN)
 	bash tools/check_gpsd.sh $(BIN)
+	$(LIVE_VENV)/bin/python tools/check_serve.py --periphery $(BIN) --out .build/serve-check
+
+# The live view's clients (websockets, mcap, Foxglove's schemas): a small venv of their own, so that
+# `make test` does not need the tools' (torch) venv. Reinstalled only when the pins change.
+LIVE_VENV := .build/live-venv
+live-venv: $(LIVE_VENV)/.stamp
+
+$(LIVE_VENV)/.stamp: tools/requirements-live.txt
+	test -x $(LIVE_VENV)/bin/python || $(PYTHON) -m venv $(LIVE_VENV)
+	$(LIVE_VENV)/bin/python -m pip install --no-cache-dir -r tools/requirements-live.txt
+	touch $@
 
 # The test suite under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in its
 # own build folder (docs/reliability.md). Optimised like `make test`, or the parity tests take hours.
@@ -84,7 +97,8 @@ venv: $(VENV)/.stamp
 # weight converters (checkpoint and Core ML round trips through the Swift runtime, refusals), and
 # the MCAP of a video run read by the `mcap` package and Foxglove's schemas.
 # Needs the venv and the release CLI (built with the flags of `make test`, so that build is reused).
-test-tools: venv deps
+test-tools: venv
+	$(MAKE) deps EXTRA_DEB_PACKAGES="$(TOOLS_DEB_PACKAGES)"
 	$(SWIFT) build $(RELEASE)
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_train.py
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_converters.py
@@ -94,6 +108,8 @@ test-tools: venv deps
 	$(VENV)/bin/python tools/check_cityscapes3d.py --self-test
 	rm -rf .build/cs3d && .build/release/periphery synth --frames 8 --seed 7 --out .build/cs3d --cityscapes3d --near-two-wheelers 1
 	$(VENV)/bin/python tools/check_cityscapes3d.py .build/cs3d
+	# The live page in headless Chromium: two screenshots, a server restart, a strict CSP (docs/live.md).
+	$(VENV)/bin/python tools/check_page.py --periphery .build/release/periphery --out .build/page-check
 
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -114,7 +130,7 @@ bench-ceiling: deps
 # to .build/fuzz-corpus/HARNESS (seeded from Fuzz/Corpus/HARNESS), crashes and hangs to
 # .build/fuzz-findings/HARNESS/. Replay one input: .build/fuzz/release/periphery-fuzz HARNESS FILE.
 FUZZ_SECONDS ?= 600
-FUZZ_HARNESSES := safetensors image calibration drive-csv detection-stream video gpsd
+FUZZ_HARNESSES := safetensors image calibration drive-csv detection-stream video gpsd foxglove-client
 FUZZ_BIN := .build/fuzz/release/periphery-fuzz
 
 .PHONY: fuzz fuzz-build $(addprefix fuzz-,$(FUZZ_HARNESSES))

@@ -12,6 +12,7 @@ let harnesses: [(name: String, run: Harness)] = [
     ("detection-stream", { fuzzDetectionStream($0, $1) }),
     ("video", { fuzzVideo($0, $1) }),
     ("gpsd", { fuzzGPSD($0, $1) }),
+    ("foxglove-client", { fuzzFoxgloveClient($0, $1) }),
 ]
 
 /// libFuzzer's driver for a harness that is not called LLVMFuzzerTestOneInput.

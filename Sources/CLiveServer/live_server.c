@@ -161,12 +161,31 @@ static const char *accepted_subprotocol(pv_server *s, char *offered, int *bad) {
     return chosen;
 }
 
+static const char *reason_phrase(unsigned int status) {
+    switch (status) {
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    default: return "Service Unavailable";
+    }
+}
+
+/// Answers with `status` and a one-line text body, logs the refusal (the path has no query, so no
+/// token), and closes. Written whole, by hand: lws's own error pages link a stylesheet and, during
+/// an upgrade, say HTTP/1.0, which WebSocket clients reject as a response.
 static int refuse(pv_server *s, struct lws *wsi, unsigned int status, const char *why, const char *path) {
     char peer[64];
     peer_of(wsi, peer, sizeof peer);
     emit(s, PV_SERVER_REFUSED, 0, peer, path, why, NULL, 0, 0, 0);
-    if (lws_return_http_status(wsi, status, why)) return -1;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    unsigned char buffer[LWS_PRE + 768];
+    char *start = (char *)buffer + LWS_PRE;
+    int n = snprintf(start, 768,
+                     "HTTP/1.1 %u %s\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: %zu\r\n%s"
+                     "cache-control: no-store\r\nconnection: close\r\n\r\n%u %s\n",
+                     status, reason_phrase(status), strlen(why) + 5, status == 401 ? "www-authenticate: Bearer\r\n" : "", status, why);
+    if (n > 0 && n < 768) lws_write(wsi, (unsigned char *)start, (size_t)n, LWS_WRITE_HTTP_HEADERS);
+    return -1;
 }
 
 static int serve_file(pv_server *s, struct lws *wsi, pv_session *session, const char *path, int head_only) {
@@ -320,16 +339,16 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: {
         char path[256] = "/";
         lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI);
-        if (!authorized(s, wsi)) return refuse(s, wsi, HTTP_STATUS_UNAUTHORIZED, "missing or wrong token", path) ? -1 : 1;
+        if (!authorized(s, wsi)) return refuse(s, wsi, HTTP_STATUS_UNAUTHORIZED, "missing or wrong token", path);
         char offered[256] = "";
         if (lws_hdr_copy(wsi, offered, sizeof offered, WSI_TOKEN_PROTOCOL) < 0) offered[0] = 0;
         int bad;
         if (!accepted_subprotocol(s, offered, &bad) || bad)
-            return refuse(s, wsi, HTTP_STATUS_BAD_REQUEST, "no supported WebSocket subprotocol offered", path) ? -1 : 1;
+            return refuse(s, wsi, HTTP_STATUS_BAD_REQUEST, "no supported WebSocket subprotocol offered", path);
         pthread_mutex_lock(&s->mutex);
         int full = s->client_count >= s->options.max_clients;
         pthread_mutex_unlock(&s->mutex);
-        if (full) return refuse(s, wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "too many clients", path) ? -1 : 1;
+        if (full) return refuse(s, wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "too many clients", path);
         return 0;
     }
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:

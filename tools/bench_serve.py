@@ -1,0 +1,175 @@
+"""The live view's cost to the engine, measured side by side (docs/benchmarks.md, "Live view").
+
+Three conditions, alternated round by round in one run, each a file run (not --realtime: the engine
+as fast as it goes) of the same clip with `--serve`:
+- none: no viewer;
+- eight: eight clients connect at once, seven Foxglove clients reading every channel and one that
+  subscribes to everything and never reads (a plain socket with a small receive buffer);
+- four: two page-like clients (the channels the page subscribes to), one Foxglove client on every
+  channel, and the one that never reads.
+Clients run in this process under `nice 19` (on the real road they are other devices; here they
+share the 2 vCPUs). The engine's rate is taken from the sidecar (frames after the first 30, over
+their arrival span); resident memory is sampled from /proc every 0.5 s. The non-reader must be cut
+off (the run's log says so). Every periphery command runs without OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE (users do not set them).
+
+Usage: bench_serve.py --periphery BIN --clip CLIP --calibration C.json [--rounds 3] [--weights W]
+"""
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import websockets
+
+PAGE_TOPICS = {"/camera/image", "/camera/calibration", "/tf", "/ego/path", "/perception/result", "/perception/stats"}
+
+
+def env_without_openblas():
+    return {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+
+
+def periphery_pid(timeout_pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(timeout_pid)], capture_output=True, text=True).stdout.split()
+    return int(out[0]) if out else timeout_pid
+
+
+def non_reader(port):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: foxglove.websocket.v1\r\n\r\n").encode())
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += sock.recv(1)
+    payload, mask = json.dumps({"op": "subscribe", "subscriptions": [{"id": i, "channelId": i} for i in range(1, 8)]}).encode(), os.urandom(4)
+    sock.sendall(bytes([0x81, 0x80 | 126]) + struct.pack(">H", len(payload)) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    return sock
+
+
+async def viewer(port, topics, stop):
+    """Subscribes to `topics` (all when None) and decodes every message until `stop` is set."""
+    count = 0
+    try:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/", subprotocols=["foxglove.websocket.v1"], max_size=None) as ws:
+            await ws.recv()
+            channels = json.loads(await ws.recv())["channels"]
+            wanted = [c for c in channels if topics is None or c["topic"] in topics]
+            await ws.send(json.dumps({"op": "subscribe", "subscriptions": [{"id": c["id"], "channelId": c["id"]} for c in wanted]}))
+            while not stop.is_set():
+                try:
+                    message = await asyncio.wait_for(ws.recv(), 0.5)
+                except asyncio.TimeoutError:
+                    continue
+                if isinstance(message, bytes):
+                    json.loads(message[13:])
+                    count += 1
+    except websockets.ConnectionClosed:
+        pass
+    return count
+
+
+def one_run(args, condition, directory):
+    port = free_port()
+    out = os.path.join(directory, condition)
+    log_path = os.path.join(directory, f"{condition}.log")
+    command = ["timeout", "-k", "5", "600", args.periphery, "run", args.clip, "--calibration", args.calibration, "--serve",
+               f"127.0.0.1:{port}", "--out", out, "--weights", args.weights]
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env_without_openblas())
+    pid = None
+    stop = threading.Event()
+    samples = []
+    clients = {"none": [], "eight": [None] * 7, "four": [PAGE_TOPICS, PAGE_TOPICS, None]}[condition]
+    received = []
+
+    def run_viewers():
+        os.nice(19)
+        async def all_viewers():
+            return await asyncio.gather(*(viewer(port, topics, stop) for topics in clients))
+        received.extend(asyncio.run(all_viewers()))
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.02)
+    pid = periphery_pid(process.pid)
+    thread = threading.Thread(target=run_viewers)
+    if condition != "none":
+        thread.start()
+        stalled = non_reader(port)
+    while process.poll() is None:
+        kib = rss_kib(pid)
+        if kib:
+            samples.append(kib)
+        time.sleep(0.5)
+    stop.set()
+    if condition != "none":
+        thread.join()
+        stalled.close()
+    lines = [json.loads(line) for line in open(os.path.join(out, "replay-safety40-v1.jsonl")) if line.startswith('{"index"')]
+    arrivals = [line["arrival"] for line in lines][30:]
+    fps = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
+    text = open(log_path).read()
+    cut = "cut off" in text
+    return {"fps": fps, "frames": len(lines), "rss_first_mb": samples[min(4, len(samples) - 1)] / 1024, "rss_last_mb": samples[-1] / 1024,
+            "rss_max_mb": max(samples) / 1024, "cut_off": cut, "received": received}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--periphery", required=True)
+    parser.add_argument("--clip", required=True)
+    parser.add_argument("--calibration", required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--weights", default="Weights/safety40-synthetic-int8.safetensors")
+    args = parser.parse_args()
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
+    print(f"CPU: {cpu}, {os.cpu_count()} vCPUs; clip {args.clip}; weights {args.weights}")
+    results = {c: [] for c in ("none", "eight", "four")}
+    with tempfile.TemporaryDirectory() as directory:
+        for round_index in range(args.rounds):
+            for condition in results:
+                r = one_run(args, condition, directory)
+                results[condition].append(r)
+                print(f"round {round_index + 1} {condition:5}: {r['fps']:6.2f} frames/s over {r['frames']} frames, RSS "
+                      f"{r['rss_first_mb']:.0f} → {r['rss_last_mb']:.0f} MB (max {r['rss_max_mb']:.0f}), "
+                      f"non-reader cut off: {r['cut_off']}, messages per viewer {r['received']}", flush=True)
+    base = statistics.median(r["fps"] for r in results["none"])
+    for condition, runs in results.items():
+        median = statistics.median(r["fps"] for r in runs)
+        print(f"{condition:5}: median {median:.2f} frames/s = {median / base:.3f} × none")
+
+
+if __name__ == "__main__":
+    main()
