@@ -57,14 +57,19 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
     public var pageURL: String { "http://\(address.authority)/" + (token.map { "?token=\($0)" } ?? "") }
     /// The Foxglove WebSocket address, with the token.
     public var foxgloveURL: String { "ws://\(address.authority)/" + (token.map { "?token=\($0)" } ?? "") }
-    /// Sees what the server has to say: viewers coming and going, refused requests (without the token).
-    public var onLog: @Sendable (String) -> Void = { _ in }
+    /// Sees what the server has to say: viewers coming and going, refused requests (without the
+    /// token). Called on the server's threads, one call at a time.
+    public var onLog: @Sendable (String) -> Void {
+        get { logLock.withLock { logger } }
+        set { logLock.withLock { logger = newValue } }
+    }
 
     private let options: Options
     private let viewers = ViewerTable()
     private var host: WebSocketHost?
     private var publisher: ViewPublisher?
     private let logLock = NSLock()
+    private var logger: @Sendable (String) -> Void = { _ in }
     // The engine's thread only:
     private var egoPath = FoxgloveEgoPath()
     private var credit = 2.0, lastOffer: Double?
@@ -173,7 +178,7 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
     }
 
     private func log(_ line: String) {
-        logLock.withLock { onLog(line) }
+        logLock.withLock { logger(line) }
     }
 
     /// 128 random bits as hex, from the system's cryptographic generator.
