@@ -147,27 +147,4 @@ struct WorldViewTests {
         #expect(VehicleProfile.truck.height(for: .nan) == 3 && VehicleProfile.car.height(for: 0.1) == 1.5)
         #expect(VehicleProfile.car.height(for: 1.7) == 1.7)
     }
-
-    @Test func splitLayout() {
-        let layout = SplitLayout(width: 1600, height: 800, captionHeight: 20)
-        #expect(layout.camera == PixelRect(x: 0, y: 0, width: 608, height: 304))
-        #expect(layout.world == PixelRect(x: 608, y: 0, width: 992, height: 780))
-        #expect(layout.hud == PixelRect(x: 0, y: 304, width: 608, height: 476))
-        #expect(layout.caption == PixelRect(x: 0, y: 780, width: 1600, height: 20))
-        #expect(SplitLayout(width: 500, height: 400).camera.width == 260)
-    }
-
-    @Test func compositePlacesPanes() throws {
-        let calibration = try goldenCalibration()
-        let frame = RGBImage(width: 1164, height: 874, fill: SIMD3(200, 10, 10))
-        let overlay = CameraOverlay(calibration: calibration, showsGuides: false)
-        let composite = Composite(overlay: overlay, world: WorldView())
-        let image = composite.render(frame: frame, vehicles: [], caption: "UNTRAINED", width: 1000, height: 600)
-        #expect(image.width == 1000 && image.height == 600)
-        #expect(image[10, 10] == SIMD3(200, 10, 10))  // camera pane
-        #expect(image[990, 20] == Palette.panel2.rgb8)  // world-view ground, far off
-        // The caption strip has vision-coloured text on the HUD background.
-        let strip = (585..<600).flatMap { y in (0..<200).map { image[$0, y] } }
-        #expect(strip.contains(Palette.vision.rgb8) && strip.contains(Palette.hudBackground.rgb8))
-    }
 }

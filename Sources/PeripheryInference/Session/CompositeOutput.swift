@@ -5,6 +5,11 @@ import PeripheryRendering
 
 /// The camera with its overlay beside the 2.5D bird's-eye view, per processed frame: as numbered
 /// PNG pictures in a folder, as an H.264 MP4 at the frames' own times, or both.
+///
+/// Pictures are 540 rows high and as wide as the first frame's aspect needs for the camera pane at
+/// full height beside a roughly square world pane (`Composite.pictureSize`; without a caption
+/// 1,474 × 540 for a 16 : 9 frame, 1,234 × 540 for 4 : 3). That size then holds for the whole run,
+/// as a video needs; a later frame of another aspect is fitted into it by `Composite.render`'s rule.
 public final class CompositeOutput: PerceptionOutput {
     /// Where the pictures go (`NNNNNN.png`), if anywhere.
     public let pictures: String?
@@ -13,8 +18,13 @@ public final class CompositeOutput: PerceptionOutput {
     private let fps: Double
     private let caption: String?
     private var video: VideoWriter?
+    /// The picture size, decided by the first frame.
+    private var size: (width: Int, height: Int)?
 
-    /// Composites into `pictures` and/or `video` (nominal `fps`), `caption` across the top of each
+    /// Height of every picture, pixels.
+    static let pictureHeight = 540
+
+    /// Composites into `pictures` and/or `video` (nominal `fps`), `caption` across the bottom of each
     /// (the untrained-weights warning).
     public init(pictures: String? = nil, video: String? = nil, fps: Double, caption: String? = nil) {
         self.pictures = pictures
@@ -28,10 +38,14 @@ public final class CompositeOutput: PerceptionOutput {
 
     public func write(_ processed: ProcessedFrame) throws {
         let calibration = processed.result.calibration
+        let image = processed.frame.image
+        let size = size ?? Composite.pictureSize(
+            frameWidth: image.width, frameHeight: image.height, height: CompositeOutput.pictureHeight, hasCaption: caption != nil)
+        self.size = size
         let picture = Composite(overlay: CameraOverlay(calibration: calibration), world: WorldView(networkFocal: calibration.crop.achievedFocal))
             .render(
-                frame: processed.frame.image, vehicles: processed.result.tracks, egoSpeed: processed.ego?.speed ?? 0, caption: caption,
-                width: 1280, height: 540)
+                frame: image, vehicles: processed.result.tracks, egoSpeed: processed.ego?.speed ?? 0, caption: caption,
+                width: size.width, height: size.height)
         if let pictures { try ImageFile.writePNG(picture, to: String(format: "%@/%06d.png", pictures, processed.index)) }
         if let videoPath {
             if video == nil { video = try VideoWriter(path: videoPath, width: picture.width, height: picture.height, fps: fps) }
