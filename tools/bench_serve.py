@@ -141,7 +141,7 @@ def one_run(args, condition, directory):
     arrivals = [line["arrival"] for line in lines][30:]
     fps = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
     text = open(log_path).read()
-    cut = "cut off" in text
+    cut = "took nothing" in text
     return {"fps": fps, "frames": len(lines), "rss_first_mb": samples[min(4, len(samples) - 1)] / 1024, "rss_last_mb": samples[-1] / 1024,
             "rss_max_mb": max(samples) / 1024, "cut_off": cut, "received": received}
 

@@ -375,18 +375,21 @@ def check_hostile(periphery, long_clip, calibration, out):
     # A client that subscribes to everything and never reads: cut off after the stall bound.
     stalled = raw_handshake(port)
     stalled.sendall(masked_text(json.dumps({"op": "subscribe", "subscriptions": [{"id": i, "channelId": i} for i in range(1, 8)]})))
-    deadline = time.monotonic() + 40
-    while time.monotonic() < deadline and "cut off" not in open(log).read():
+    # The bound: 5 s without taking anything once its socket buffers (256 KiB on the server's side)
+    # are full, which a few frames do; 15 s leaves room for a slow machine.
+    t0 = time.monotonic()
+    while time.monotonic() < t0 + 15 and "took nothing" not in open(log).read():
         time.sleep(0.25)
     stalled.close()
-    if "cut off" not in open(log).read():
-        fail(f"a client that never reads was not cut off within 40 s ({log})")
+    if "took nothing" not in open(log).read():
+        fail(f"a client that never reads was not cut off within 15 s ({log})")
+    cut_after = time.monotonic() - t0
     interrupt(process)
     if process.wait(timeout=30) != 0:
         fail(f"the run did not end cleanly after the hostile clients ({log})")
     report("hostile clients: 9 kinds of bad message answered with an error status, an oversized one closed (1009), "
            "20 bad ones closed (1008), a 17th client refused (503), raw garbage and a silent connection dropped, "
-           "a client that never reads cut off; the run ended cleanly", since)
+           f"a client that never reads cut off after {cut_after:.1f} s; the run ended cleanly", since)
 
 
 def main():

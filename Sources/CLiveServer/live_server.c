@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 /// One queued message, with LWS_PRE bytes of headroom before it for lws_write.
@@ -376,6 +377,10 @@ static int websocket_callback(struct lws *wsi, enum lws_callback_reasons reason,
         c->units = units;
         c->unit_capacity = s->options.queue_units;
         c->wsi = wsi;
+        // A modest kernel send buffer: what a client has not taken stays bounded, and one that stops
+        // reading fills it within a few frames, so that the stall bound starts counting soon.
+        int send_buffer = 256 * 1024;
+        setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
         peer_of(wsi, c->peer, sizeof c->peer);
         pthread_mutex_lock(&s->mutex);
         c->id = ++s->next_id;

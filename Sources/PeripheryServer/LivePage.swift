@@ -24,9 +24,10 @@ struct LivePage {
                 let query = token.map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
                 body = Array(String(decoding: body, as: UTF8.self).replacingOccurrences(of: "%TOKEN_QUERY%", with: query).utf8)
             }
-            let type = name.hasSuffix(".html") ? "text/html; charset=utf-8" : name.hasSuffix(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8"
-            files.append(WebSocketHost.File(path: "/" + name, contentType: type, body: body))
-            if name == "index.html" { files.append(WebSocketHost.File(path: "/", contentType: type, body: body)) }
+            let type = name.hasSuffix(".html") ? "text/html" : name.hasSuffix(".js") ? "text/javascript" : "text/css"
+            let contentType = type + "; charset=utf-8"
+            files.append(WebSocketHost.File(path: "/" + name, contentType: contentType, body: body))
+            if name == "index.html" { files.append(WebSocketHost.File(path: "/", contentType: contentType, body: body)) }
         }
         return files
     }

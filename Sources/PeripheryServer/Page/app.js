@@ -54,6 +54,7 @@
     ws: null,
     connected: false,
     connects: 0,
+    failures: 0,
     backoff: BACKOFF_MIN_MS,
     retryTimer: 0,
     channels: new Map(), // channel id -> channel
@@ -117,6 +118,7 @@
     ws.onclose = () => {
       if (st.ws !== ws) return;
       st.ws = null;
+      st.failures += 1;
       setConnected(false);
       scheduleReconnect();
     };
@@ -134,8 +136,9 @@
     st.connected = up;
     body.dataset.connected = up ? 'true' : 'false';
     body.dataset.connects = String(st.connects);
-    el.connText.textContent = up ? 'connected' : (st.connects ? 'disconnected — reconnecting' : 'connecting…');
-    el.offline.hidden = up || st.connects === 0;
+    const tried = st.connects + st.failures > 0;
+    el.connText.textContent = up ? 'connected' : (tried ? 'disconnected — reconnecting' : 'connecting…');
+    el.offline.hidden = up || !tried;
   }
 
   // A new connection is a new session: channel and subscription ids and timestamps start afresh.
@@ -251,25 +254,26 @@
 
   function onImage(key, ts, m) {
     if (typeof m.data !== 'string') return;
-    let bytes;
-    try {
-      const text = atob(m.data);
-      bytes = new Uint8Array(text.length);
-      for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    } catch (e) { return; }
-    st.pendingImage = { key, ts, bytes, type: m.format === 'png' ? 'image/png' : 'image/jpeg' };
+    st.pendingImage = { key, ts, data: m.data, type: m.format === 'png' ? 'image/png' : 'image/jpeg', session: st.connects };
     decodeNext();
   }
 
   // Decodes the newest waiting picture; a picture that arrives meanwhile replaces the waiting one.
+  // Nothing is decoded while the page is hidden.
   function decodeNext() {
-    if (st.decoding || !st.pendingImage) return;
+    if (st.decoding || !st.pendingImage || document.hidden) return;
     const next = st.pendingImage;
     st.pendingImage = null;
+    let bytes;
+    try {
+      const text = atob(next.data);
+      bytes = new Uint8Array(text.length);
+      for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    } catch (e) { return; }
     st.decoding = true;
-    createImageBitmap(new Blob([next.bytes], { type: next.type })).then((image) => {
+    createImageBitmap(new Blob([bytes], { type: next.type })).then((image) => {
       if (st.bitmap && st.bitmap.image.close) st.bitmap.image.close();
-      st.bitmap = { key: next.key, ts: next.ts, image };
+      st.bitmap = { key: next.key, ts: next.ts, image, session: next.session };
       st.waitingSince = performance.now();
       const aspect = image.width / image.height;
       if (Math.abs(aspect - st.cameraAspect) > 1e-3) {
@@ -313,39 +317,36 @@
 
   // ---------------------------------------------------------------- layout
 
+  // Two layouts, and the one whose smaller view is larger wins: side by side (the camera at full
+  // height, at most 62 % of the width, the track list under it when there is room; the BEV on the
+  // right at full height) or stacked (the camera on top at full width, at most 55 % of the height,
+  // the track list beside it when there is room; the BEV below at full width). Where the track list
+  // has no room it floats in the BEV's top right corner.
   function layout() {
     st.layoutDirty = false;
     el.views.style.top = el.bar.offsetHeight + 'px';
     const W = el.views.clientWidth, H = el.views.clientHeight;
     const a = st.cameraAspect > 0.2 && st.cameraAspect < 6 ? st.cameraAspect : 16 / 9;
-    let cam, bev, hud, floating;
-    if (W >= H) {
-      // Side by side: the camera at full height unless that leaves the BEV under 38 % of the width.
-      const camW = Math.round(Math.min(a * H, 0.62 * W));
-      const camH = Math.round(camW / a);
-      cam = [0, 0, camW, camH];
-      bev = [camW, 0, W - camW, H];
-      if (H - camH >= 90) {
-        hud = [0, camH, camW, H - camH];
-        floating = false;
-      }
-    } else {
-      // Stacked: the camera at full width on top (at most 55 % of the height), the BEV below.
-      let camW = W, camH = Math.round(W / a);
-      if (camH > 0.55 * H) {
-        camH = Math.round(0.55 * H);
-        camW = Math.round(camH * a);
-      }
-      cam = [Math.round((W - camW) / 2), 0, camW, camH];
-      bev = [0, camH, W, H - camH];
-    }
-    if (!hud) {
-      floating = true;
-      hud = null;
-    }
+    const side = (() => {
+      const camW = Math.round(Math.min(a * H, 0.62 * W)), camH = Math.round(camW / a);
+      return { name: 'side-by-side', cam: [0, 0, camW, camH], bev: [camW, 0, W - camW, H],
+        hud: H - camH >= 90 ? [0, camH, camW, H - camH] : null };
+    })();
+    const stacked = (() => {
+      const camH = Math.round(Math.min(W / a, 0.55 * H)), camW = Math.min(W, Math.round(camH * a));
+      const beside = W - camW >= 200;
+      return { name: 'stacked', cam: [beside ? 0 : Math.round((W - camW) / 2), 0, camW, camH], bev: [0, camH, W, H - camH],
+        hud: beside ? [camW, 0, W - camW, camH] : null };
+    })();
+    const score = (l) => Math.min(l.cam[2] * l.cam[3], l.bev[2] * l.bev[3]);
+    const chosen = score(side) >= score(stacked) ? side : stacked;
+    const { cam, bev, hud } = chosen;
     place(el.cameraPane, cam);
     place(el.bevPane, bev);
-    if (floating) {
+    el.hud.classList.toggle('floating', !hud);
+    el.hud.classList.toggle('beside', chosen.name === 'stacked' && !!hud);
+    el.hud.classList.toggle('compact', !hud || hud[2] < 400);
+    if (!hud) {
       // Top right of the BEV, as wide as its content needs up to 60 % of the pane.
       const s = el.hud.style;
       s.left = 'auto';
@@ -361,12 +362,11 @@
       el.hud.style.maxWidth = '';
       el.hud.style.maxHeight = '';
     }
-    el.hud.classList.toggle('floating', floating);
     st.layout = { cam, bev };
     fitCanvas(el.camera, cam[2], cam[3]);
     fitCanvas(el.bev, bev[2], bev[3]);
     bevCamera = null;
-    body.dataset.layout = W >= H ? 'side-by-side' : 'stacked';
+    body.dataset.layout = chosen.name;
   }
 
   function place(node, r) {
@@ -407,7 +407,12 @@
       st.drawnKey = null;
     }
     let key = null;
-    const bm = st.bitmap;
+    // A picture from before the last reconnection is not matched with this session's results.
+    const bm = st.bitmap && st.bitmap.session === st.connects ? st.bitmap : null;
+    if (!bm && st.subs.has('/camera/image') && (st.decoding || st.pendingImage)) {
+      setTimeout(requestDraw, 50); // this session's first picture is on its way
+      return;
+    }
     if (bm && st.subs.has('/camera/image')) {
       if (st.results.has(bm.key) || !st.subs.has('/perception/result')) key = bm.key;
       else if (st.newestResult && st.newestResult.ts > bm.ts) key = st.newestResult.key;
@@ -428,8 +433,9 @@
     drawBEV(result, tracks, path);
     fillTable(tracks);
     fillSummary(result, tracks);
-    if (key !== null && frameKey !== st.countedKey) {
-      st.countedKey = frameKey;
+    const countKey = st.connects + ':' + key;
+    if (key !== null && countKey !== st.countedKey) {
+      st.countedKey = countKey;
       st.frames += 1;
       st.viewTimes.push(performance.now());
       if (st.viewTimes.length > 60) st.viewTimes.shift();
@@ -852,7 +858,7 @@
       .sort((a, b) => cam.depth([b[T.x], b[T.y], 0]) - cam.depth([a[T.x], a[T.y], 0]));
     for (const t of sorted) {
       const trail = Array.isArray(t[T.trail]) ? t[T.trail] : [];
-      // Trail points are [t, x, y] (docs/contract.md §13); [x, y, z] is accepted too.
+      // Trail points are [t, x, y] (docs/contract.md §13).
       const pts = trail.filter((p) => Array.isArray(p) && p.length >= 3)
         .map((p) => [p[1], p[2], 0.07]);
       if (pts.length > 1) strokeLine(ctx, cam, pts, rgba(classOf(t[T.label]).rgb, 0.6), 1.5);
@@ -873,7 +879,7 @@
       const at = cam.project([t[T.x], t[T.y], Math.max(h, 1) + 0.5]);
       if (!at || !isFinite(at[0]) || !isFinite(at[1])) continue;
       const v = Array.isArray(t[T.velocity]) ? Math.hypot(t[T.velocity][0], t[T.velocity][1]) : null;
-      const text = `#${t[T.id]} ${t[T.x].toFixed(0)} m` + (v === null ? '' : ` ${(v * 3.6).toFixed(0)} km/h`);
+      const text = `#${t[T.id]} ${Math.hypot(t[T.x], t[T.y]).toFixed(0)} m` + (v === null ? '' : ` ${(v * 3.6).toFixed(0)} km/h`);
       const y = placeLabel(placed, at[0], at[1], ctx.measureText(text).width + 4, 12 + scale);
       haloText(ctx, text, at[0], y, rgba(cls.rgb, 1));
     }
@@ -954,6 +960,7 @@
 
   // ---------------------------------------------------------------- start
 
+  document.addEventListener('visibilitychange', decodeNext);
   window.addEventListener('resize', () => {
     st.layoutDirty = true;
     st.drawnKey = null;
