@@ -8,12 +8,13 @@ as fast as it goes) of the same clip with `--serve`:
 - four: two page-like clients (the channels the page subscribes to), one Foxglove client on every
   channel, and the one that never reads.
 Clients run in this process under `nice 19` (on the real road they are other devices; here they
-share the 2 vCPUs). The engine's rate is taken from the sidecar (frames after the first 30, over
-their arrival span); resident memory is sampled from /proc every 0.5 s. The non-reader must be cut
+share the 2 vCPUs) and only take the messages, unless --decode, when they also parse every JSON
+payload, whose CPU then competes with the engine's. The engine's rate is taken from the sidecar (frames after the first 30, over
+their arrival span); resident memory and the process's CPU time (all threads) are sampled from /proc every 0.2 s. The non-reader must be cut
 off (the run's log says so). Every periphery command runs without OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE (users do not set them).
 
-Usage: bench_serve.py --periphery BIN --clip CLIP --calibration C.json [--rounds 3] [--weights W]
+Usage: bench_serve.py --periphery BIN --clip CLIP --calibration C.json [--rounds 9] [--frames 450] [--weights W] [--decode]
 """
 
 import argparse
@@ -55,6 +56,16 @@ def rss_kib(pid):
         return None
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of the process so far (all its threads)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def periphery_pid(timeout_pid):
     out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(timeout_pid)], capture_output=True, text=True).stdout.split()
     return int(out[0]) if out else timeout_pid
@@ -74,8 +85,9 @@ def non_reader(port):
     return sock
 
 
-async def viewer(port, topics, stop):
-    """Subscribes to `topics` (all when None) and decodes every message until `stop` is set."""
+async def viewer(port, topics, stop, decode):
+    """Subscribes to `topics` (all when None) and takes every message (parsing its JSON when
+    `decode`) until `stop` is set."""
     count = 0
     try:
         async with websockets.connect(f"ws://127.0.0.1:{port}/", subprotocols=["foxglove.websocket.v1"], max_size=None) as ws:
@@ -89,7 +101,8 @@ async def viewer(port, topics, stop):
                 except asyncio.TimeoutError:
                     continue
                 if isinstance(message, bytes):
-                    json.loads(message[13:])
+                    if decode:
+                        json.loads(message[13:])
                     count += 1
     except websockets.ConnectionClosed:
         pass
@@ -101,7 +114,7 @@ def one_run(args, condition, directory):
     out = os.path.join(directory, condition)
     log_path = os.path.join(directory, f"{condition}.log")
     command = ["timeout", "-k", "5", "600", args.periphery, "run", args.clip, "--calibration", args.calibration, "--serve",
-               f"127.0.0.1:{port}", "--out", out, "--weights", args.weights]
+               f"127.0.0.1:{port}", "--out", out, "--weights", args.weights, "--max-frames", str(args.frames)]
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env_without_openblas())
     pid = None
@@ -113,7 +126,7 @@ def one_run(args, condition, directory):
     def run_viewers():
         os.nice(19)
         async def all_viewers():
-            return await asyncio.gather(*(viewer(port, topics, stop) for topics in clients))
+            return await asyncio.gather(*(viewer(port, topics, stop, args.decode) for topics in clients))
         received.extend(asyncio.run(all_viewers()))
 
     deadline = time.monotonic() + 60
@@ -128,11 +141,13 @@ def one_run(args, condition, directory):
     if condition != "none":
         thread.start()
         stalled = non_reader(port)
+    cpu = 0.0
     while process.poll() is None:
-        kib = rss_kib(pid)
+        kib, used = rss_kib(pid), cpu_seconds(pid)
         if kib:
             samples.append(kib)
-        time.sleep(0.5)
+        cpu = used or cpu
+        time.sleep(0.2)
     stop.set()
     if condition != "none":
         thread.join()
@@ -142,7 +157,7 @@ def one_run(args, condition, directory):
     fps = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
     text = open(log_path).read()
     cut = "took nothing" in text
-    return {"fps": fps, "frames": len(lines), "rss_first_mb": samples[min(4, len(samples) - 1)] / 1024, "rss_last_mb": samples[-1] / 1024,
+    return {"fps": fps, "frames": len(lines), "cpu_ms": 1000 * cpu / len(lines), "rss_first_mb": samples[min(4, len(samples) - 1)] / 1024, "rss_last_mb": samples[-1] / 1024,
             "rss_max_mb": max(samples) / 1024, "cut_off": cut, "received": received}
 
 
@@ -151,24 +166,29 @@ def main():
     parser.add_argument("--periphery", required=True)
     parser.add_argument("--clip", required=True)
     parser.add_argument("--calibration", required=True)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--frames", type=int, default=450, help="frames per run (short runs, many rounds: this machine's rate drifts)")
     parser.add_argument("--weights", default="Weights/safety40-synthetic-int8.safetensors")
+    parser.add_argument("--decode", action="store_true", help="viewers parse every message's JSON (their CPU then competes too)")
     args = parser.parse_args()
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
-    print(f"CPU: {cpu}, {os.cpu_count()} vCPUs; clip {args.clip}; weights {args.weights}")
+    print(f"CPU: {cpu}, {os.cpu_count()} vCPUs; clip {args.clip}; weights {args.weights}; viewers decode: {args.decode}")
     results = {c: [] for c in ("none", "eight", "four")}
     with tempfile.TemporaryDirectory() as directory:
         for round_index in range(args.rounds):
             for condition in results:
                 r = one_run(args, condition, directory)
                 results[condition].append(r)
-                print(f"round {round_index + 1} {condition:5}: {r['fps']:6.2f} frames/s over {r['frames']} frames, RSS "
+                print(f"round {round_index + 1} {condition:5}: {r['fps']:6.2f} frames/s over {r['frames']} frames, "
+                      f"{r['cpu_ms']:.1f} ms CPU per frame, RSS "
                       f"{r['rss_first_mb']:.0f} → {r['rss_last_mb']:.0f} MB (max {r['rss_max_mb']:.0f}), "
                       f"non-reader cut off: {r['cut_off']}, messages per viewer {r['received']}", flush=True)
     base = statistics.median(r["fps"] for r in results["none"])
     for condition, runs in results.items():
         median = statistics.median(r["fps"] for r in runs)
-        print(f"{condition:5}: median {median:.2f} frames/s = {median / base:.3f} × none")
+        cpu = statistics.median(r["cpu_ms"] for r in runs)
+        print(f"{condition:5}: median {median:.2f} frames/s = {median / base:.3f} × none; {cpu:.1f} ms CPU per frame; "
+              f"RSS max {max(r['rss_max_mb'] for r in runs):.0f} MB; non-reader cut off in {sum(r['cut_off'] for r in runs)}/{len(runs)}")
 
 
 if __name__ == "__main__":

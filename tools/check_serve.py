@@ -262,6 +262,11 @@ def check_security(periphery, long_clip, calibration, out):
 def check_open_address(periphery, long_clip, calibration, out):
     """Inside a network namespace of its own: an address off loopback gets a generated token."""
     since = time.monotonic()
+    probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        # Binding 0.0.0.0 outside a namespace of its own would expose the server; never done.
+        print(f"serve: SKIPPED the off-loopback check: no network namespace here ({probe.stderr.strip()})", flush=True)
+        return
     log = os.path.join(out, "open.log")
     port = 18431
     script = (f"ip link set lo up && exec timeout -k 5 60 {periphery} run {long_clip} --realtime --calibration {calibration} "

@@ -265,42 +265,54 @@ static void on_tick(lws_sorted_usec_list_t *sul) {
     lws_sul_schedule(s->context, 0, &s->tick, on_tick, 250 * LWS_US_PER_MS);
 }
 
-/// Sends the next waiting message of `c`: a control message first, else the next of its unit.
-static int write_next(pv_server *s, struct lws *wsi, pv_client *c) {
-    pthread_mutex_lock(&s->mutex);
-    if (c->closing) {
-        int status = c->close_status;
-        char reason[96];
-        memcpy(reason, c->close_reason, sizeof reason);
-        pthread_mutex_unlock(&s->mutex);
-        lws_close_reason(wsi, (enum lws_close_status)status, (unsigned char *)reason, strlen(reason));
-        return -1;
-    }
+/// Takes the next waiting message of `c`: a control message first, else the next of its unit.
+/// The mutex must be held.
+static pv_message *take_next(pv_server *s, pv_client *c) {
     pv_message *m = c->control;
     if (m) {
         c->control = m->next;
         if (!c->control) c->control_tail = NULL;
         c->control_count--;
-    } else {
-        if (!c->current && c->unit_count > 0) {
-            c->current = c->units[c->unit_first];
-            c->unit_first = (c->unit_first + 1) % s->options.queue_units;
-            c->unit_count--;
-        }
-        m = c->current;
-        if (m) c->current = m->next;
+        return m;
     }
-    pthread_mutex_unlock(&s->mutex);
-    if (!m) return 0;
-    int n = lws_write(wsi, m->bytes + LWS_PRE, m->length, m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
-    int failed = n < (int)m->length;
-    free(m);
-    if (failed) return -1;
+    if (!c->current && c->unit_count > 0) {
+        c->current = c->units[c->unit_first];
+        c->unit_first = (c->unit_first + 1) % c->unit_capacity;
+        c->unit_count--;
+    }
+    m = c->current;
+    if (m) c->current = m->next;
+    return m;
+}
+
+/// Writes what waits for `c` while the socket takes it: up to a frame's messages per writable
+/// callback, not one, so that a frame costs each client one turn of the service loop (every turn
+/// wakes a thread beside the engine's pools). lws_send_pipe_choked stops it before lws would have
+/// to buffer.
+static int write_waiting(pv_server *s, struct lws *wsi, pv_client *c) {
+    for (int written = 0; written < 16; written++) {
+        pthread_mutex_lock(&s->mutex);
+        if (c->closing) {
+            int status = c->close_status;
+            char reason[96];
+            memcpy(reason, c->close_reason, sizeof reason);
+            pthread_mutex_unlock(&s->mutex);
+            lws_close_reason(wsi, (enum lws_close_status)status, (unsigned char *)reason, strlen(reason));
+            return -1;
+        }
+        pv_message *m = take_next(s, c);
+        pthread_mutex_unlock(&s->mutex);
+        if (!m) break;
+        int n = lws_write(wsi, m->bytes + LWS_PRE, m->length, m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
+        int failed = n < (int)m->length;
+        free(m);
+        if (failed) return -1;
+        if (lws_send_pipe_choked(wsi)) break;
+    }
     pthread_mutex_lock(&s->mutex);
     int more = c->control || c->current || c->unit_count > 0;
     c->stalled_since = more ? now_seconds() : 0;
     pthread_mutex_unlock(&s->mutex);
-    // lws asks for one write per writable callback; the rest follows on the next.
     if (more) lws_callback_on_writable(wsi);
     return 0;
 }
@@ -393,7 +405,7 @@ static int websocket_callback(struct lws *wsi, enum lws_callback_reasons reason,
         return 0;
     }
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        return session->client ? write_next(s, wsi, session->client) : 0;
+        return session->client ? write_waiting(s, wsi, session->client) : 0;
     case LWS_CALLBACK_RECEIVE:
         return session->client ? receive(s, wsi, session->client, in, len) : -1;
     case LWS_CALLBACK_CLOSED: {
@@ -483,8 +495,11 @@ int pv_server_send_unit(pv_server *s, uint64_t client, const unsigned char *cons
     if (c->stalled_since == 0) c->stalled_since = now_seconds();
     c->wants_write = 1;
     pthread_mutex_unlock(&s->mutex);
-    lws_cancel_service(s->context);
     return dropped;
+}
+
+void pv_server_wake(pv_server *s) {
+    lws_cancel_service(s->context);
 }
 
 void pv_server_close_client(pv_server *s, uint64_t client, int status, const char *reason) {

@@ -141,6 +141,8 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
             }
             if !frames.isEmpty { _ = host.sendUnit(frames, to: route.client) }
         }
+        // One wake-up for every viewer's unit: each wake takes a turn of a thread beside the engine's.
+        host.wake()
     }
 
     /// On the server's thread.

@@ -70,8 +70,12 @@ int pv_server_send_text(pv_server *server, uint64_t client, const unsigned char 
 
 /// Queues `count` binary messages for `client` as one unit: all of it is sent, in order, or none of
 /// it. When `queue_units` units already wait, the oldest waiting one is dropped and counted.
-/// Returns the number of units dropped (0 or 1), or -1 when the client is gone.
+/// Returns the number of units dropped (0 or 1), or -1 when the client is gone. The server is not
+/// woken: call pv_server_wake once after the units of a frame for every client are queued.
 int pv_server_send_unit(pv_server *server, uint64_t client, const unsigned char *const *messages, const size_t *lengths, int count);
+
+/// Wakes the service thread to send what was queued.
+void pv_server_wake(pv_server *server);
 
 /// Closes `client` with a WebSocket close status and reason (after what was queued before).
 void pv_server_close_client(pv_server *server, uint64_t client, int status, const char *reason);

@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryCore
 import PeripheryIO
 
 /// Encodes frames for viewers on a thread of its own, so that the engine only hands a frame over.
@@ -61,7 +62,10 @@ final class ViewPublisher: @unchecked Sendable {
             condition.unlock()
             guard let frame else { continue }
             do {
-                deliver(try encoder.messages(for: frame, name: "live view frame \(frame.index)"))
+                // Encoding is heavy work outside the engine's pools: it borrows a core meanwhile, so
+                // that the pools do not outnumber the cores (CoreBudget).
+                let messages = try CoreBudget.process.borrow { try encoder.messages(for: frame, name: "live view frame \(frame.index)") }
+                deliver(messages)
             } catch {
                 onError("live view: frame \(frame.index) not sent: \(error)")
             }

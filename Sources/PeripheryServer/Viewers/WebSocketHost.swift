@@ -114,8 +114,8 @@ final class WebSocketHost: @unchecked Sendable {
         }
     }
 
-    /// Sends a frame's messages as one unit; the number of older units dropped (0 or 1), or nil
-    /// when the client is gone.
+    /// Queues a frame's messages as one unit (sent after `wake`); the number of older units
+    /// dropped (0 or 1), or nil when the client is gone.
     func sendUnit(_ messages: [[UInt8]], to client: UInt64) -> Int? {
         guard let server = live else { return nil }
         let pointers = messages.map { message -> UnsafeMutablePointer<UInt8> in
@@ -128,6 +128,12 @@ final class WebSocketHost: @unchecked Sendable {
         var lengths = messages.map(\.count)
         let status = pv_server_send_unit(server, client, &constPointers, &lengths, Int32(messages.count))
         return status < 0 ? nil : Int(status)
+    }
+
+    /// Wakes the service thread to send the units queued since the last wake.
+    func wake() {
+        guard let server = live else { return }
+        pv_server_wake(server)
     }
 
     /// Closes a client with a WebSocket close status.
