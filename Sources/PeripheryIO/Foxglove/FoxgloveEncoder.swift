@@ -30,7 +30,6 @@ public struct FoxgloveEncoder: Sendable {
     /// - Throws: `ImageError` if the picture cannot be compressed.
     public func messages(for frame: FoxgloveFrame, name: String) throws -> [Message] {
         let time = Foxglove.Time(seconds: frame.timestamp), logTime = frame.logTime
-        let encoder = JSONEncoder()
         let intrinsics = frame.calibration.setup.intrinsics
         let (fx, fy, cx, cy, s) = (intrinsics.fx, intrinsics.fy, intrinsics.cx, intrinsics.cy, intrinsics.skew)
         let jpeg = try JPEGCodec.encode(frame.image, quality: jpegQuality, name: name)
@@ -39,20 +38,20 @@ public struct FoxgloveEncoder: Sendable {
             tracks: frame.tracks, calibration: frame.calibration, timings: frame.timings)
         if let live = frame.live { line.insert(contentsOf: live.members, at: line.index(before: line.endIndex)) }
         let payloads: [(FoxgloveTopic, Data)] = [
-            (.image, try encoder.encode(Foxglove.CompressedImage(timestamp: time, frameId: "camera", data: Data(jpeg), format: "jpeg"))),
-            (.calibration, try encoder.encode(Foxglove.CameraCalibration(
+            (.image, Foxglove.CompressedImage(timestamp: time, frameId: "camera", data: Data(jpeg), format: "jpeg").json),
+            (.calibration, Foxglove.CameraCalibration(
                 timestamp: time, frameId: "camera", width: intrinsics.width, height: intrinsics.height, distortionModel: "plumb_bob",
                 D: [0, 0, 0, 0, 0], K: [fx, s, cx, 0, fy, cy, 0, 0, 1], R: [1, 0, 0, 0, 1, 0, 0, 0, 1],
-                P: [fx, s, cx, 0, 0, fy, cy, 0, 0, 0, 1, 0]))),
-            (.transform, try encoder.encode(Self.cameraTransform(frame.calibration.setup.pose, time: time))),
-            (.scene, try encoder.encode(Self.scene(detections: frame.detections, tracks: frame.tracks, time: time))),
-            (.egoPath, try encoder.encode(Foxglove.PosesInFrame(
+                P: [fx, s, cx, 0, 0, fy, cy, 0, 0, 0, 1, 0]).json),
+            (.transform, Self.cameraTransform(frame.calibration.setup.pose, time: time).json),
+            (.scene, Self.scene(detections: frame.detections, tracks: frame.tracks, time: time).json),
+            (.egoPath, Foxglove.PosesInFrame(
                 timestamp: time, frameId: "vehicle",
                 poses: frame.egoPath.map {
                     Foxglove.Pose(position: Foxglove.Vector3(x: $0.x, y: $0.y, z: 0), orientation: Foxglove.Quaternion(yaw: $0.z))
-                }))),
+                }).json),
             (.result, Data(line.utf8)),
-            (.stats, try encoder.encode(Foxglove.RunStats(frame: frame))),
+            (.stats, Foxglove.RunStats(frame: frame).json),
         ]
         return payloads.map { Message(topic: $0.0, logTime: logTime, data: $0.1) }
     }

@@ -1,10 +1,11 @@
 import Foundation
 import PeripheryCore
 
-/// The Foxglove message types of a run (`docs/mcap.md#channels`), as JSON: Foxglove's
-/// field names (snake case, `D`/`K`/`R`/`P` in capitals), times as `{sec, nsec}`, bytes as base64. `FoxgloveSchema` holds their JSON Schemas.
+/// The Foxglove message types of a run (`docs/mcap.md#channels`). `FoxgloveJSON.swift` writes them
+/// as JSON with Foxglove's field names (snake case, `D`/`K`/`R`/`P` in capitals), times as
+/// `{sec, nsec}`, bytes as base64; `FoxgloveSchema` holds their JSON Schemas.
 enum Foxglove {
-    struct Time: Codable, Equatable {
+    struct Time: Equatable {
         var sec: UInt32
         var nsec: UInt32
 
@@ -17,71 +18,57 @@ enum Foxglove {
         }
     }
 
-    struct Vector3: Codable { var x, y, z: Double }
-    struct Quaternion: Codable { var x, y, z, w: Double }
-    struct Pose: Codable { var position: Vector3, orientation: Quaternion }
-    struct Color: Codable { var r, g, b, a: Double }
-    struct KeyValuePair: Codable { var key, value: String }
+    struct Vector3 { var x, y, z: Double }
+    struct Quaternion { var x, y, z, w: Double }
+    struct Pose { var position: Vector3, orientation: Quaternion }
+    struct Color { var r, g, b, a: Double }
+    struct KeyValuePair { var key, value: String }
 
-    struct CompressedImage: Codable {
+    struct CompressedImage {
         var timestamp: Time
         var frameId: String
         var data: Data
         var format: String
-
-        enum CodingKeys: String, CodingKey { case timestamp, frameId = "frame_id", data, format }
     }
 
-    struct CameraCalibration: Codable {
+    struct CameraCalibration {
         var timestamp: Time
         var frameId: String
         var width, height: Int
         var distortionModel: String
         var D, K, R, P: [Double]
-
-        enum CodingKeys: String, CodingKey {
-            case timestamp, frameId = "frame_id", width, height, distortionModel = "distortion_model", D, K, R, P
-        }
     }
 
-    struct FrameTransform: Codable {
+    struct FrameTransform {
         var timestamp: Time
         var parentFrameId: String
         var childFrameId: String
         var translation: Vector3
         var rotation: Quaternion
-
-        enum CodingKeys: String, CodingKey {
-            case timestamp, parentFrameId = "parent_frame_id", childFrameId = "child_frame_id", translation, rotation
-        }
     }
 
-    struct PosesInFrame: Codable {
+    struct PosesInFrame {
         var timestamp: Time
         var frameId: String
         var poses: [Pose]
-
-        enum CodingKeys: String, CodingKey { case timestamp, frameId = "frame_id", poses }
     }
 
-    struct CubePrimitive: Codable {
+    struct CubePrimitive {
         var pose: Pose
         var size: Vector3
         var color: Color
     }
 
-    struct TextPrimitive: Codable {
+    struct TextPrimitive {
         var pose: Pose
         var billboard: Bool
         var fontSize: Double
         var scaleInvariant: Bool
         var color: Color
         var text: String
-
-        enum CodingKeys: String, CodingKey { case pose, billboard, fontSize = "font_size", scaleInvariant = "scale_invariant", color, text }
     }
 
-    struct SceneEntity: Codable {
+    struct SceneEntity {
         var timestamp: Time
         var frameId: String
         var id: String
@@ -90,40 +77,27 @@ enum Foxglove {
         var metadata: [KeyValuePair] = []
         var cubes: [CubePrimitive] = []
         var texts: [TextPrimitive] = []
-        // Kinds this recording does not draw; present and empty, as viewers expect every list.
-        var arrows: [Empty] = [], spheres: [Empty] = [], cylinders: [Empty] = [], lines: [Empty] = []
-        var triangles: [Empty] = [], models: [Empty] = []
-
-        enum CodingKeys: String, CodingKey {
-            case timestamp, frameId = "frame_id", id, lifetime, frameLocked = "frame_locked", metadata, cubes, texts, arrows, spheres
-            case cylinders, lines, triangles, models
-        }
     }
 
-    /// An element of a list that stays empty.
-    struct Empty: Codable {}
-
-    struct SceneEntityDeletion: Codable {
+    struct SceneEntityDeletion {
         var timestamp: Time
         /// 0: the entity with `id`; 1: every entity.
         var type: Int
         var id: String
     }
 
-    struct SceneUpdate: Codable {
+    struct SceneUpdate {
         var deletions: [SceneEntityDeletion]
         var entities: [SceneEntity]
     }
 
     /// `/perception/stats`: the run's counts at a frame (a frame without them counts itself only).
-    struct RunStats: Codable {
+    struct RunStats {
         var index: Int
         var pts: Double
         var processed, dropped, corrupt: Int
         var latencyMs: Double?
         var fps: Double?
-
-        enum CodingKeys: String, CodingKey { case index, pts, processed, dropped, corrupt, latencyMs = "latency_ms", fps }
 
         init(frame: FoxgloveFrame) {
             (index, pts) = (frame.index, frame.timestamp)
