@@ -9,7 +9,6 @@ final class ViewPublisher: @unchecked Sendable {
     // Guarded by `condition`.
     private var waiting: FoxgloveFrame?
     private var stopping = false
-    private var replaced = 0
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
@@ -30,13 +29,9 @@ final class ViewPublisher: @unchecked Sendable {
     func offer(_ frame: FoxgloveFrame) {
         condition.lock()
         defer { condition.unlock() }
-        if waiting != nil { replaced += 1 }
         waiting = frame
         condition.signal()
     }
-
-    /// Frames replaced before the thread took them.
-    var framesReplaced: Int { condition.withLock { replaced } }
 
     /// Ends the thread after the frame it is encoding, and waits for it.
     func stop() {
