@@ -6,7 +6,9 @@ as fast as it goes) of the same clip with `--serve`:
 - eight: eight clients connect at once, seven Foxglove clients reading every channel and one that
   subscribes to everything and never reads (a plain socket with a small receive buffer);
 - four: two page-like clients (the channels the page subscribes to), one Foxglove client on every
-  channel, and the one that never reads.
+  channel, and the one that never reads;
+- browsers (with --browsers): as four, with the two pages real ones in headless Chromium under
+  `nice 19`, whose decoding and drawing then share the 2 vCPUs too.
 Clients run in this process under `nice 19` (on the real road they are other devices; here they
 share the 2 vCPUs) and only take the messages, unless --decode, when they also parse every JSON
 payload, whose CPU then competes with the engine's. The engine's rate is taken from the sidecar (frames after the first 30, over
@@ -14,7 +16,7 @@ their arrival span); resident memory and the process's CPU time (all threads) ar
 off (the run's log says so). Every periphery command runs without OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE (users do not set them).
 
-Usage: bench_serve.py --periphery BIN --clip CLIP --calibration C.json [--rounds 9] [--frames 450] [--weights W] [--decode]
+Usage: bench_serve.py --periphery BIN --clip CLIP --calibration C.json [--rounds 9] [--frames 450] [--weights W] [--decode] [--browsers]
 """
 
 import argparse
@@ -109,6 +111,18 @@ async def viewer(port, topics, stop, decode):
     return count
 
 
+def start_page(port, directory, index):
+    """The live page in headless Chromium under `nice 19`, as a viewer would have it open."""
+    profile = tempfile.mkdtemp(prefix=f"page-{index}-", dir=directory)
+    command = ["nice", "-n", "19", "chromium", "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}",
+               "--no-first-run", "--disable-gpu", "--disable-extensions", "--disable-background-networking", "--mute-audio",
+               "--disable-background-timer-throttling", "--disable-renderer-backgrounding", "--window-size=1280,720"]
+    if os.geteuid() == 0:
+        command.append("--no-sandbox")
+    return subprocess.Popen(command + [f"http://127.0.0.1:{port}/"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
 def one_run(args, condition, directory):
     port = free_port()
     out = os.path.join(directory, condition)
@@ -120,7 +134,7 @@ def one_run(args, condition, directory):
     pid = None
     stop = threading.Event()
     samples = []
-    clients = {"none": [], "eight": [None] * 7, "four": [PAGE_TOPICS, PAGE_TOPICS, None]}[condition]
+    clients = {"none": [], "eight": [None] * 7, "four": [PAGE_TOPICS, PAGE_TOPICS, None], "browsers": [None]}[condition]
     received = []
 
     def run_viewers():
@@ -137,6 +151,7 @@ def one_run(args, condition, directory):
         except OSError:
             time.sleep(0.02)
     pid = periphery_pid(process.pid)
+    browsers = [start_page(port, directory, i) for i in range(2)] if condition == "browsers" else []
     thread = threading.Thread(target=run_viewers)
     if condition != "none":
         thread.start()
@@ -149,6 +164,9 @@ def one_run(args, condition, directory):
         cpu = used or cpu
         time.sleep(0.2)
     stop.set()
+    for browser in browsers:
+        browser.kill()
+        browser.wait()
     if condition != "none":
         thread.join()
         stalled.close()
@@ -169,11 +187,13 @@ def main():
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--frames", type=int, default=450, help="frames per run (short runs, many rounds: this machine's rate drifts)")
     parser.add_argument("--weights", default="Weights/safety40-synthetic-int8.safetensors")
+    parser.add_argument("--browsers", action="store_true",
+                        help="a fourth condition: two real pages in headless Chromium (niced), one Foxglove client, the non-reader")
     parser.add_argument("--decode", action="store_true", help="viewers parse every message's JSON (their CPU then competes too)")
     args = parser.parse_args()
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown CPU")
     print(f"CPU: {cpu}, {os.cpu_count()} vCPUs; clip {args.clip}; weights {args.weights}; viewers decode: {args.decode}")
-    results = {c: [] for c in ("none", "eight", "four")}
+    results = {c: [] for c in ("none", "eight", "four") + (("browsers",) if args.browsers else ())}
     with tempfile.TemporaryDirectory() as directory:
         for round_index in range(args.rounds):
             for condition in results:
