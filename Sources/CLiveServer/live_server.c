@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <netdb.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <time.h>
 
 /// One queued message, with LWS_PRE bytes of headroom before it for lws_write.
@@ -526,17 +529,25 @@ static void *service_main(void *argument) {
     return NULL;
 }
 
-// libwebsockets logs through one process-wide function; the last error is kept for the message
-// of a failed start, and nothing is printed.
+// libwebsockets logs through one process-wide function; the first error since a start began is
+// kept for the message of a failed start (it names the cause; later ones only say that init
+// failed), and nothing is printed.
 static pthread_mutex_t log_mutex = PTHREAD_MUTEX_INITIALIZER;
-static char last_log[256];
+static char first_error[256];
 
 static void keep_log(int level, const char *line) {
-    (void)level;
     pthread_mutex_lock(&log_mutex);
-    snprintf(last_log, sizeof last_log, "%s", line);
-    size_t n = strlen(last_log);
-    while (n && (last_log[n - 1] == '\n' || last_log[n - 1] == '\r')) last_log[--n] = 0;
+    if (!first_error[0] && (level & LLL_ERR)) {
+        snprintf(first_error, sizeof first_error, "%s", line);
+        size_t n = strlen(first_error);
+        while (n && (first_error[n - 1] == '\n' || first_error[n - 1] == '\r' || first_error[n - 1] == ' ')) first_error[--n] = 0;
+    }
+    pthread_mutex_unlock(&log_mutex);
+}
+
+static void start_error(char *error, size_t size, const char *what) {
+    pthread_mutex_lock(&log_mutex);
+    snprintf(error, size, "%s%s%s", what, first_error[0] ? ": " : "", first_error);
     pthread_mutex_unlock(&log_mutex);
 }
 
@@ -589,8 +600,38 @@ static int copy_options(pv_server *s, const pv_server_options *o) {
     return 0;
 }
 
+/// Whether `host:port` can be bound here, tried on a socket of our own first: libwebsockets, given
+/// an address this machine does not have, waits for it to appear instead of failing, and would
+/// then serve nothing while the run said it served.
+static int bindable(const char *host, int port, char *error, size_t size) {
+    struct addrinfo hints, *found = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    int status = getaddrinfo(host, service, &hints, &found);
+    if (status || !found) {
+        snprintf(error, size, "not an address: %s", gai_strerror(status));
+        return 0;
+    }
+    int fd = socket(found->ai_family, SOCK_STREAM, 0), one = 1, ok = 0;
+    if (fd >= 0) {
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        ok = bind(fd, found->ai_addr, found->ai_addrlen) == 0;
+        if (!ok) snprintf(error, size, "%s", strerror(errno));
+        close(fd);
+    } else {
+        snprintf(error, size, "%s", strerror(errno));
+    }
+    freeaddrinfo(found);
+    return ok;
+}
+
 int pv_server_start(const pv_server_options *o, pv_server **out, int *bound_port, char *error, size_t error_size) {
     *out = NULL;
+    if (!bindable(o->host, o->port, error, error_size)) return -1;
     pv_server *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(error, error_size, "out of memory");
@@ -606,6 +647,9 @@ int pv_server_start(const pv_server_options *o, pv_server **out, int *bound_port
     for (int i = 0; i < o->subprotocol_count; i++)
         s->protocols[i + 1] = (struct lws_protocols){s->subprotocols[i], websocket_callback, sizeof(pv_session), 4096, 0, NULL, 65536};
 
+    pthread_mutex_lock(&log_mutex);
+    first_error[0] = 0;
+    pthread_mutex_unlock(&log_mutex);
     lws_set_log_level(LLL_ERR | LLL_WARN, keep_log);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -619,7 +663,7 @@ int pv_server_start(const pv_server_options *o, pv_server **out, int *bound_port
     info.fd_limit_per_thread = (unsigned int)(s->options.max_clients + 64);
     s->context = lws_create_context(&info);
     if (!s->context) {
-        snprintf(error, error_size, "cannot create the server: %s", last_log);
+        start_error(error, error_size, "libwebsockets could not start");
         free_server(s);
         return -1;
     }
@@ -633,12 +677,18 @@ int pv_server_start(const pv_server_options *o, pv_server **out, int *bound_port
     info.timeout_secs = (unsigned int)(o->handshake_timeout_s > 0 ? o->handshake_timeout_s : 5);
     s->vhost = lws_create_vhost(s->context, &info);
     if (!s->vhost) {
-        snprintf(error, error_size, "cannot listen on %s:%d: %s", s->host, o->port, last_log);
+        start_error(error, error_size, "the address cannot be bound (in use, or not this machine's)");
         lws_context_destroy(s->context);
         free_server(s);
         return -1;
     }
     *bound_port = lws_get_vhost_listen_port(s->vhost);
+    if (*bound_port <= 0) {
+        start_error(error, error_size, "the address cannot be bound");
+        lws_context_destroy(s->context);
+        free_server(s);
+        return -1;
+    }
     if (pthread_create(&s->thread, NULL, service_main, s)) {
         snprintf(error, error_size, "cannot start the server's thread");
         lws_context_destroy(s->context);

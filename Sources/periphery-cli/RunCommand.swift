@@ -21,8 +21,8 @@ enum RunCommand: Command {
         Writes OUT/replay-safety40-v1.jsonl (one line per frame, a summary last), with --render
         OUT/render/NNNNNN.png composites, with --render-video the same as an H.264 MP4, with --mcap a
         Foxglove MCAP (docs/mcap.md). With --serve, viewers watch live: a page at http://HOST:PORT/ and
-        Foxglove at ws://HOST:PORT (docs/live.md). SIGINT or SIGTERM stops after the frame in flight with every output
-        finished (exit 0); if the input fails, everything before is kept and finished (exit 3).
+        Foxglove at ws://HOST:PORT (docs/live.md). SIGINT or SIGTERM stops after the frame in flight with
+        every output finished (exit 0); if the input fails, everything before is kept and finished (exit 3).
 
         OPTIONS:
           --calibration C.json   camera and mount (default: calibration.json in DRIVE or beside VIDEO)

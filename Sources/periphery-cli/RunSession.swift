@@ -22,20 +22,21 @@ struct RunSession {
         options.maxFrames = Int(try args.number("max-frames", default: Double(Int32.max), in: 1...Double(Int32.max)))
         options.duration = duration
         options.keepCorrupt = args.flag("keep-corrupt")
-        try FileManager.default.createDirectory(atPath: render ? out + "/render" : out, withIntermediateDirectories: true)
         let untrained = weights.metadata["trained"] == "false"
+        // The server first: an address that cannot be bound then leaves no file half-made.
+        let server = try liveView(untrained: untrained)
+        try FileManager.default.createDirectory(atPath: render ? out + "/render" : out, withIntermediateDirectories: true)
         let sidecar = try ReplaySidecar(
             path: out + "/" + ReplaySidecar.fileName, checkpoint: weights.metadata["provenance"] ?? "unknown",
             scoreThreshold: engine.settings.scoreThreshold, rejectImplausible: engine.settings.rejectImplausible)
         var outputs: [any PerceptionOutput] = [SidecarOutput(sidecar)]
         if let path = args.value("mcap") { outputs.append(try FoxgloveRecording(path: path)) }
-        if let server = try liveView(untrained: untrained) { outputs.append(server) }
+        if let server { outputs.append(server) }
         if render || args.value("render-video") != nil {
             outputs.append(CompositeOutput(
                 pictures: render ? out + "/render" : nil, video: args.value("render-video"), fps: fps,
                 caption: untrained ? FrameRendering.untrainedCaption : nil))
         }
-        // Every output is made before the session; the live view is finished by it like the rest.
         let session = PerceptionSession(engine: engine, setup: setup, outputs: outputs, options: options, stop: stop, ego: ego)
         let progress = ProgressLine(total: (source.count ?? expected).map { min($0, options.maxFrames) }, forced: args.flag("progress"))
         session.onFrame = { _ in progress.advance() }

@@ -66,6 +66,14 @@ struct LiveViewServerTests {
         #expect(throws: LiveViewServerError.self) { try LiveViewServer(options: options) }
         try first.finish(RunSummary())
     }
+
+    /// An address this machine does not have is an error, not a server that waits for it (192.0.2.0/24
+    /// is reserved for documentation: never a local address).
+    @Test func anAddressNotOfThisMachineIsAnError() {
+        var options = LiveViewServer.Options()
+        options.address = ServeAddress(host: "192.0.2.1", port: 0)
+        #expect(throws: LiveViewServerError.self) { try LiveViewServer(options: options) }
+    }
 }
 
 /// Log lines gathered from the server's threads.
