@@ -7,7 +7,7 @@
 (function () {
   // ---------------------------------------------------------------- constants
 
-  // Class colours as in the MCAP (Sources/PeripheryIO/MCAP/FoxgloveRecording.swift).
+  // Class colours as in the MCAP (Sources/PeripheryIO/Foxglove/FoxgloveEncoder.swift).
   const CLASSES = [
     { name: 'light vehicle', short: 'light', rgb: [51, 153, 255] },
     { name: 'large vehicle', short: 'large', rgb: [255, 153, 25] },
