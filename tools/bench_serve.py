@@ -21,12 +21,10 @@ Usage: bench_serve.py --periphery BIN --clip CLIP --calibration C.json [--rounds
 
 import argparse
 import asyncio
-import base64
 import json
 import os
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
@@ -35,17 +33,14 @@ import time
 
 import websockets
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_serve import free_port, masked_text, raw_handshake  # noqa: E402
+
 PAGE_TOPICS = {"/camera/image", "/camera/calibration", "/tf", "/ego/path", "/perception/result", "/perception/stats"}
 
 
 def env_without_openblas():
     return {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_kib(pid):
@@ -74,16 +69,9 @@ def periphery_pid(timeout_pid):
 
 
 def non_reader(port):
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                  f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: foxglove.websocket.v1\r\n\r\n").encode())
-    response = b""
-    while b"\r\n\r\n" not in response:
-        response += sock.recv(1)
-    payload, mask = json.dumps({"op": "subscribe", "subscriptions": [{"id": i, "channelId": i} for i in range(1, 8)]}).encode(), os.urandom(4)
-    sock.sendall(bytes([0x81, 0x80 | 126]) + struct.pack(">H", len(payload)) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    """A client that subscribes to every channel and never reads (check_serve's raw handshake)."""
+    sock = raw_handshake(port)
+    sock.sendall(masked_text(json.dumps({"op": "subscribe", "subscriptions": [{"id": i, "channelId": i} for i in range(1, 8)]})))
     return sock
 
 

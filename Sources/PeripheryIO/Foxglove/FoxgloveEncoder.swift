@@ -33,10 +33,9 @@ public struct FoxgloveEncoder: Sendable {
         let intrinsics = frame.calibration.setup.intrinsics
         let (fx, fy, cx, cy, s) = (intrinsics.fx, intrinsics.fy, intrinsics.cx, intrinsics.cy, intrinsics.skew)
         let jpeg = try JPEGCodec.encode(frame.image, quality: jpegQuality, name: name)
-        var line = ReplaySidecar.frameLine(
+        let line = ReplaySidecar.frameLine(
             index: frame.index, pts: frame.timestamp, ego: frame.ego ?? EgoDelta(dt: 0, valid: false), detections: frame.detections,
-            tracks: frame.tracks, calibration: frame.calibration, timings: frame.timings)
-        if let live = frame.live { line.insert(contentsOf: live.members, at: line.index(before: line.endIndex)) }
+            tracks: frame.tracks, calibration: frame.calibration, timings: frame.timings, live: frame.live)
         let payloads: [(FoxgloveTopic, Data)] = [
             (.image, Foxglove.CompressedImage(timestamp: time, frameId: "camera", data: Data(jpeg), format: "jpeg").json),
             (.calibration, Foxglove.CameraCalibration(

@@ -66,17 +66,16 @@ public struct ReplaySidecar {
         pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
         calibration: CameraCalibration, timings: [Double], live: LiveFields? = nil
     ) throws {
-        var line = Self.frameLine(
-            index: index, pts: pts, ego: ego, detections: detections, tracks: confirmed, calibration: calibration, timings: timings)
-        if let live { line.insert(contentsOf: live.members, at: line.index(before: line.endIndex)) }
-        try write(line)
+        try write(Self.frameLine(
+            index: index, pts: pts, ego: ego, detections: detections, tracks: confirmed, calibration: calibration, timings: timings,
+            live: live))
         index += 1
     }
 
     /// One frame's line of the sidecar: also the raw per-frame result of a Foxglove recording.
     static func frameLine(
         index: Int, pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
-        calibration: CameraCalibration, timings: [Double]
+        calibration: CameraCalibration, timings: [Double], live: LiveFields? = nil
     ) -> String {
         let crop = calibration.crop, pose = calibration.setup.pose
         let raw = detections.map { d in
@@ -96,7 +95,7 @@ public struct ReplaySidecar {
             \"timing_ms\":[\(timings.map { n($0) }.joined(separator: ","))],\
             \"calibration\":{\"focal\":\(n(crop.achievedFocal)),\"crop\":[\(crop.x),\(crop.y),\(crop.width),\(crop.height)],\
             \"pose\":[\(n(pose.pitch)),\(n(pose.roll)),\(n(pose.yaw)),\(n(pose.height)),\(n(pose.forwardOfOrigin))]},\
-            \"raw\":[\(raw.joined(separator: ","))],\"tracks\":[\(tracks.joined(separator: ","))]}
+            \"raw\":[\(raw.joined(separator: ","))],\"tracks\":[\(tracks.joined(separator: ","))]\(live?.members ?? "")}
             """
     }
 
