@@ -9,7 +9,7 @@ DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavform
 # Only for `make test-tools`: the browser the live page is tested in.
 TOOLS_DEB_PACKAGES := chromium
 
-.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv
+.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs
 
 test: deps
 	python3 tools/check_sources.py
@@ -29,6 +29,14 @@ demo: deps
 	python3 tools/compare_with_labels.py out/detections.json docs/sample/synthetic/labels.json
 	@echo "demo: detections in out/detections.json, pictures in out/overlay.png and out/bev.png"
 	@echo "demo: the default weights were trained on synthetic scenes only (Weights/README.md)"
+
+# DocC archives of every library module and the umbrella, .build/docs/MODULE.doccarchive, from the
+# catalogs Sources/MODULE/MODULE.docc and the symbol graphs of the release build of `make test` (same
+# flags, so that build is reused); any DocC warning fails it (tools/build_docs.sh).
+# DOCS_SCRATCH: the build folder to reuse.
+DOCS_SCRATCH ?= .build
+docs: deps
+	SWIFT="$(SWIFT)" bash tools/build_docs.sh $(RELEASE) --scratch-path $(DOCS_SCRATCH)
 
 # Installs whatever of DEB_PACKAGES is missing (CI machines start fresh).
 deps:
