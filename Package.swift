@@ -87,6 +87,9 @@ let package = Package(
             name: "PeripheryServerTests",
             dependencies: ["PeripheryCore", "PeripheryIO", "PeripheryInference", "PeripheryServer", "CLiveServer", "PeripheryTestSupport"]
         ),
+        // A program as a user writes it: `import Periphery` and the standard library's and Foundation's
+        // names (`Decoder`, `Encoder`, `Data`, `URL`) unqualified; it stops compiling if a public type shadows one.
+        .testTarget(name: "PeripheryUmbrellaTests", dependencies: ["Periphery"]),
         .testTarget(
             name: "PeripheryInferenceTests",
             dependencies: [

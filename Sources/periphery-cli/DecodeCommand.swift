@@ -36,7 +36,7 @@ enum DecodeCommand: Command {
         } catch {
             throw SafetensorsError.inFile(path: path, error)
         }
-        let detections = Decoder.decode(head, settings: settings)
+        let detections = DetectionDecoder.decode(head, settings: settings)
         print(try JSONOutput.array(detections.map(DetectionRecord.init)))
         return 0
     }

@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func decodeMatchesAll63GoldenDetections() throws {
-        let detections = Decoder.decode(vectors.head, settings: DecodeSettings(scoreThreshold: 0.5, nmsRadius: 2.0))
+        let detections = DetectionDecoder.decode(vectors.head, settings: DecodeSettings(scoreThreshold: 0.5, nmsRadius: 2.0))
         try #require(detections.count == 63)
         try #require(vectors.detections.count == 63)
         for (d, e) in zip(detections, vectors.detections) {
@@ -83,7 +83,7 @@ import Testing
         var classes = vectors.head.classes
         for i in classes.indices { classes[i] = -20 }
         let head = try HeadOutputs(classes: classes, boxes: vectors.head.boxes, directions: vectors.head.directions)
-        #expect(Decoder.decode(head).isEmpty)
+        #expect(DetectionDecoder.decode(head).isEmpty)
         var altered = vectors
         altered.head = head
         let mismatched = SelfCheck.run(altered)

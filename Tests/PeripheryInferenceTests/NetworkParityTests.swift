@@ -32,7 +32,7 @@ import Testing
         #expect(Self.relative(head.directions, try fixture.floats("directions")) <= 1e-4)
 
         // Identical decoded detections from our head and from the reference head.
-        let reference = Decoder.decode(try fixture.headOutputs())
+        let reference = DetectionDecoder.decode(try fixture.headOutputs())
         #expect(!reference.isEmpty)
         #expect(detections.map(\.candidate) == reference.map(\.candidate))
         #expect(detections.map(\.label) == reference.map(\.label))

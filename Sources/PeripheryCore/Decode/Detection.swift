@@ -25,7 +25,7 @@ public struct Detection: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey { case score, label, candidate }
 
-    public init(from decoder: any Swift.Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         score = try c.decode(Float.self, forKey: .score)
         label = try c.decode(Int.self, forKey: .label)
@@ -33,7 +33,7 @@ public struct Detection: Sendable, Hashable, Codable {
         box = try VehicleBox(from: decoder)
     }
 
-    public func encode(to encoder: any Swift.Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(score, forKey: .score)
         try c.encode(label, forKey: .label)

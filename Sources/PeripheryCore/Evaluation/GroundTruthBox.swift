@@ -18,13 +18,13 @@ public struct GroundTruthBox: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey { case label }
 
     /// Decodes the flat form: `label` beside the box's seven fields.
-    public init(from decoder: any Swift.Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         label = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .label)
         box = try VehicleBox(from: decoder)
     }
 
     /// Encodes the flat form: `label` beside the box's seven fields.
-    public func encode(to encoder: any Swift.Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(label, forKey: .label)
         try box.encode(to: encoder)

@@ -162,7 +162,7 @@ public final class Detector {
             copyHeadOutputs(network.headOutput)
         }
         timings.head = lap()
-        Decoder.decode(headOutputs, settings: settings, workspace: &decodeWorkspace, into: &detections)
+        DetectionDecoder.decode(headOutputs, settings: settings, workspace: &decodeWorkspace, into: &detections)
         timings.decode = lap()
         return timings
     }

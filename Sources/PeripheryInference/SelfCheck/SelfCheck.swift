@@ -99,7 +99,7 @@ package enum SelfCheck {
     }
 
     static func checkDecode(_ v: SelfCheckVectors) -> SelfCheckResult {
-        let got = Decoder.decode(v.head, settings: v.decodeSettings)
+        let got = DetectionDecoder.decode(v.head, settings: v.decodeSettings)
         let labelsMatch = got.map(\.label) == v.detections.map(\.label)
         var worst = got.count == v.detections.count ? 0.0 : .infinity
         for (d, e) in zip(got, v.detections) {

@@ -16,7 +16,7 @@ package struct SelfCheckVectors: Sendable {
         enum CodingKeys: String, CodingKey { case score, label }
 
         /// Decodes the manifest's flat form: score and label beside the box's seven fields.
-        package init(from decoder: any Swift.Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             score = try c.decode(Double.self, forKey: .score)
             label = try c.decode(Int.self, forKey: .label)

@@ -4,7 +4,7 @@ import Testing
 
 /// The decoder of reference, `docs/contract.md#3-decode`, against `NaiveDecoder` (an independent Double implementation of
 /// the spec formulas) on hand-set candidates and on seeded random heads.
-struct DecoderTests {
+struct DetectionDecoderTests {
     /// Tolerance on decoded box fields, metres / radians (both sides compute in Double).
     static let fieldTolerance = 1e-9
 
@@ -35,7 +35,7 @@ struct DecoderTests {
         var head = HeadBuilder()
         let n = HeadBuilder.index(ix: c.ix, iy: c.iy, size: c.size, rot: c.rot)
         head.set(n, logits: c.logits, code: c.code, direction: c.direction)
-        let out = Decoder.decode(try head.build())
+        let out = DetectionDecoder.decode(try head.build())
         let (score, label) = NaiveDecoder.classify(c.logits[...])
         let dir = c.direction[1] > c.direction[0] ? 1 : 0
         let expected = NaiveDecoder.box(n, code: c.code.map(Double.init), direction: dir)
@@ -54,7 +54,7 @@ struct DecoderTests {
         var head = HeadBuilder()
         let n = HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0)
         head.set(n, logits: [5, -20, -20, -20])
-        let d = try #require(Decoder.decode(try head.build()).first)
+        let d = try #require(DetectionDecoder.decode(try head.build()).first)
         let xa = -10 + 20 * 10.5 / 21, ya = -0.5 + 39.5 * 10.5 / 40
         #expect(abs(d.box.x - (ya + 0.944)) < 1e-12)
         #expect(abs(d.box.y - -xa) < 1e-12)
@@ -77,7 +77,7 @@ struct DecoderTests {
         for i in 0..<head.boxes.count { head.boxes[i] = Float(rng.uniform(-0.6, 0.6)) }
         for i in 0..<head.directions.count { head.directions[i] = Float(rng.uniform(-1, 1)) }
         let settings = DecodeSettings(scoreThreshold: 0.5, nmsRadius: radius)
-        let out = Decoder.decode(try head.build(), settings: settings)
+        let out = DetectionDecoder.decode(try head.build(), settings: settings)
         let candidates = NaiveDecoder.candidates(
             classes: head.classes, boxes: head.boxes, directions: head.directions, threshold: 0.5)
         // Radius 0 suppresses nothing (no distance is < 0): the output is then the stable sort alone.
@@ -105,7 +105,7 @@ struct DecoderTests {
                      code: [0, 0, 0, 0, 0, 0, Float(rng.uniform(-20, 20))],
                      direction: [Float(rng.uniform(-1, 1)), Float(rng.uniform(-1, 1))])
         }
-        let out = Decoder.decode(try head.build(), settings: DecodeSettings(nmsRadius: 0))
+        let out = DetectionDecoder.decode(try head.build(), settings: DecodeSettings(nmsRadius: 0))
         #expect(out.count == 6720) // zero offsets keep every anchor centre inside the region
         #expect(out.allSatisfy { $0.box.yaw >= -.pi && $0.box.yaw < .pi })
         // And each equals the naive fold modulo 2π.
@@ -133,7 +133,7 @@ struct DecoderTests {
     func argmaxFirstIndexWinsTies(logits: [Float], label: Int) throws {
         var head = HeadBuilder()
         head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: logits)
-        let out = Decoder.decode(try head.build())
+        let out = DetectionDecoder.decode(try head.build())
         try #require(out.count == 1)
         #expect(out[0].label == label)
     }
@@ -145,7 +145,7 @@ struct DecoderTests {
         try #require(s17 == 1 && s30 == 1)
         var head = HeadBuilder()
         head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: [-20, 17, -20, 30])
-        let out = Decoder.decode(try head.build())
+        let out = DetectionDecoder.decode(try head.build())
         try #require(out.count == 1)
         #expect(out[0].label == 1)
         #expect(out[0].score == 1)
@@ -156,7 +156,7 @@ struct DecoderTests {
         var head = HeadBuilder()
         head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: [-20, 2, -20, 5])
         head.set(HeadBuilder.index(ix: 5, iy: 30, size: 1, rot: 1), logits: [-20, -20, -20, 9])
-        #expect(Decoder.decode(try head.build()).isEmpty)
+        #expect(DetectionDecoder.decode(try head.build()).isEmpty)
     }
 
     // MARK: Threshold
@@ -166,8 +166,8 @@ struct DecoderTests {
         var head = HeadBuilder()
         head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: [0, -20, -20, -20])
         let h = try head.build()
-        #expect(Decoder.decode(h, settings: DecodeSettings(scoreThreshold: 0.5)).map(\.score) == [0.5])
-        #expect(Decoder.decode(h, settings: DecodeSettings(scoreThreshold: Float(0.5).nextUp)).isEmpty)
+        #expect(DetectionDecoder.decode(h, settings: DecodeSettings(scoreThreshold: 0.5)).map(\.score) == [0.5])
+        #expect(DetectionDecoder.decode(h, settings: DecodeSettings(scoreThreshold: Float(0.5).nextUp)).isEmpty)
     }
 
     @Test(arguments: [(Float(-0.5), Float(0.3), true), (-0.5, 0.5, false), (2.0, 0.88, true), (2.0, 0.9, false)])
@@ -175,7 +175,7 @@ struct DecoderTests {
         // sigmoid(−0.5) ≈ 0.3775, sigmoid(2) ≈ 0.8808.
         var head = HeadBuilder()
         head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: [logit, -20, -20, -20])
-        let out = Decoder.decode(try head.build(), settings: DecodeSettings(scoreThreshold: threshold))
+        let out = DetectionDecoder.decode(try head.build(), settings: DecodeSettings(scoreThreshold: threshold))
         #expect(out.count == (kept ? 1 : 0))
     }
 
@@ -197,7 +197,7 @@ struct DecoderTests {
         head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: [5, -20, -20, -20], code: code)
         // A clean candidate elsewhere proves the decode still runs and nothing NaN leaks out.
         head.set(HeadBuilder.index(ix: 2, iy: 30, size: 1, rot: 0), logits: [4, -20, -20, -20])
-        let out = Decoder.decode(try head.build())
+        let out = DetectionDecoder.decode(try head.build())
         #expect(out.map(\.candidate) == [HeadBuilder.index(ix: 2, iy: 30, size: 1, rot: 0)])
         #expect(out.allSatisfy { [$0.box.x, $0.box.y, $0.box.z, $0.box.length, $0.box.width, $0.box.height, $0.box.yaw].allSatisfy(\.isFinite) })
     }
@@ -209,7 +209,7 @@ struct DecoderTests {
         code[channel] = .nan
         let n = HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0)
         head.set(n, logits: [5, -20, -20, -20], code: code)
-        #expect(Decoder.decode(try head.build()).map(\.candidate) == [n])
+        #expect(DetectionDecoder.decode(try head.build()).map(\.candidate) == [n])
     }
 
     @Test(arguments: [Float(-Float.infinity), -1000])
@@ -218,7 +218,7 @@ struct DecoderTests {
         var head = HeadBuilder()
         head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: [5, -20, -20, -20],
                  code: [0, 0, 0, dw, 0, 0, 0])
-        #expect(Decoder.decode(try head.build()).isEmpty)
+        #expect(DetectionDecoder.decode(try head.build()).isEmpty)
     }
 
     @Test(arguments: 0..<4)
@@ -230,7 +230,7 @@ struct DecoderTests {
         logits[position] = .nan
         var head = HeadBuilder()
         head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: logits)
-        #expect(Decoder.decode(try head.build()).isEmpty)
+        #expect(DetectionDecoder.decode(try head.build()).isEmpty)
     }
 
     // MARK: Direction
@@ -241,7 +241,7 @@ struct DecoderTests {
         func yaw(_ direction: [Float]) throws -> Double {
             var head = HeadBuilder()
             head.set(n, logits: [5, -20, -20, -20], code: code, direction: direction)
-            return try #require(Decoder.decode(try head.build()).first).box.yaw
+            return try #require(DetectionDecoder.decode(try head.build()).first).box.yaw
         }
         let bin0 = NaiveDecoder.box(n, code: code.map(Double.init), direction: 0).yaw
         let bin1 = NaiveDecoder.box(n, code: code.map(Double.init), direction: 1).yaw
@@ -264,10 +264,10 @@ struct DecoderTests {
         try #require(!(b.x >= 0 && b.x <= 40 && b.y >= -10 && b.y <= 10), "case must leave the region")
         var head = HeadBuilder()
         head.set(n, logits: [5, -20, -20, -20], code: [dx, dy, 0, 0, 0, 0, 0])
-        #expect(Decoder.decode(try head.build()).isEmpty)
+        #expect(DetectionDecoder.decode(try head.build()).isEmpty)
         // The same box with the region widened is kept.
         let wide = EvaluationRegion(minX: -100, maxX: 100, minY: -100, maxY: 100)
-        #expect(Decoder.decode(try head.build(), settings: DecodeSettings(region: wide)).map(\.candidate) == [n])
+        #expect(DetectionDecoder.decode(try head.build(), settings: DecodeSettings(region: wide)).map(\.candidate) == [n])
     }
 
     @Test func customRegionRestrictsOutput() throws {
@@ -277,9 +277,9 @@ struct DecoderTests {
         head.set(near, logits: [5, -20, -20, -20])
         head.set(far, logits: [4, -20, -20, -20])
         let h = try head.build()
-        #expect(Decoder.decode(h).map(\.candidate) == [near, far])
+        #expect(DetectionDecoder.decode(h).map(\.candidate) == [near, far])
         let region = EvaluationRegion(minX: 0, maxX: 20, minY: -10, maxY: 10)
-        #expect(Decoder.decode(h, settings: DecodeSettings(region: region)).map(\.candidate) == [near])
+        #expect(DetectionDecoder.decode(h, settings: DecodeSettings(region: region)).map(\.candidate) == [near])
     }
 
     @Test func plausibilityFilterOnOff() throws {
@@ -292,8 +292,8 @@ struct DecoderTests {
         let tiny = HeadBuilder.index(ix: 3, iy: 30, size: 3, rot: 0)
         head.set(tiny, logits: [4, -20, -20, -20])
         let h = try head.build()
-        #expect(Decoder.decode(h, settings: DecodeSettings(rejectImplausible: false)).map(\.candidate) == [car, tiny])
-        let filtered = Decoder.decode(h, settings: DecodeSettings(rejectImplausible: true))
+        #expect(DetectionDecoder.decode(h, settings: DecodeSettings(rejectImplausible: false)).map(\.candidate) == [car, tiny])
+        let filtered = DetectionDecoder.decode(h, settings: DecodeSettings(rejectImplausible: true))
         #expect(filtered.map(\.candidate) == [car])
         let d = try #require(filtered.first)
         #expect(abs(d.box.length - 4.5) < 1e-5 && abs(d.box.width - 1.8) < 1e-5 && abs(d.box.height - 1.5) < 1e-5)
@@ -309,7 +309,7 @@ struct DecoderTests {
         for n in [c, a, b] { head.set(n, logits: [2, -20, -20, -20]) }
         // Candidate indices 680 (a), 2840 (c), 4960 (b): equal scores come out in index order.
         #expect([a, c, b] == [Int](arrayLiteral: 680, 2840, 4960))
-        #expect(Decoder.decode(try head.build()).map(\.candidate) == [a, c, b])
+        #expect(DetectionDecoder.decode(try head.build()).map(\.candidate) == [a, c, b])
     }
 
     @Test func equalScoresInsideRadiusKeepEarlierCandidate() throws {
@@ -319,11 +319,11 @@ struct DecoderTests {
         let second = HeadBuilder.index(ix: 10, iy: 10, size: 2, rot: 1)
         head.set(second, logits: [-20, 3, -20, -20])
         head.set(first, logits: [3, -20, -20, -20])
-        let out = Decoder.decode(try head.build())
+        let out = DetectionDecoder.decode(try head.build())
         #expect(out.map(\.candidate) == [first])
         // A higher score on the later one wins instead, across classes.
         head.set(second, logits: [-20, 3.5, -20, -20])
-        #expect(Decoder.decode(try head.build()).map(\.candidate) == [second])
+        #expect(DetectionDecoder.decode(try head.build()).map(\.candidate) == [second])
     }
 
     // MARK: HeadOutputs
@@ -347,7 +347,7 @@ struct DecoderTests {
     @Test func rightElementCountsAccepted() throws {
         let h = try HeadBuilder().build()
         #expect(h.classes.count == 26880 && h.boxes.count == 60480 && h.directions.count == 13440)
-        #expect(Decoder.decode(h).isEmpty) // every logit −20: nothing passes 0.5
+        #expect(DetectionDecoder.decode(h).isEmpty) // every logit −20: nothing passes 0.5
     }
 
     @Test func errorDescriptionNamesTensor() {

@@ -7,7 +7,7 @@ import Darwin
 /// Turns head outputs into vehicle-frame detections exactly as the reference decoder
 /// (`docs/contract.md#3-decode`): sigmoid, argmax, threshold, anchor decode, direction fold, grid → vehicle,
 /// validity, region, optional plausibility, circular NMS.
-public enum Decoder {
+public enum DetectionDecoder {
     /// Decodes all candidates and returns the NMS keepers in descending score.
     public static func decode(_ head: HeadOutputs, settings: DecodeSettings = DecodeSettings()) -> [Detection] {
         var workspace = DecodeWorkspace(), detections: [Detection] = []
