@@ -30,7 +30,7 @@ enum InfoCommand: Command {
         print("blas library: \(blas.libraryPath) [\(blas.config.trimmingCharacters(in: .whitespaces))]")
         print("blas self-test relative error: \(String(format: "%.2e", blas.selfTestError))")
         if let warning = blas.slowerKernelWarning { print("warning: \(warning)") }
-        print("precision: \(weights.precision) (int8 kernel on this CPU: \(Int8Kernels.best ?? "none, needs AVX2"))")
+        print("precision: \(weights.precision) (int8 kernel on this CPU: \(Int8ISA.best?.rawValue ?? "none, needs AVX2"))")
         print("""
             threads: \(ProcessInfo.processInfo.activeProcessorCount) workers per layer by default \
             (OpenBLAS itself: \(try BLASRuntime.threads()) now, 1 per call once a detector runs)

@@ -136,7 +136,7 @@ import Testing
         for isa in paths {
             let detector = try Detector(weights: weights, threads: 2, precision: .auto, int8Kernel: isa)
             _ = try detector.detect(image: image, lut: lut)
-            #expect(detector.kernel == isa.rawValue)
+            #expect(detector.kernel == .int8(isa))
             outputs.append((isa, detector.headOutputs))
         }
         for (isa, output) in outputs.dropFirst() {

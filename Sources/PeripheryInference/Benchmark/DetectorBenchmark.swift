@@ -79,7 +79,7 @@ package enum DetectorBenchmark {
             threads = detector.threads
             blasCore = detector.blas.coreName
             precision = "\(detector.precision)"
-            kernel = detector.kernel
+            kernel = detector.kernel.description
             let frameMs = DetectorBenchmark.percentile(timings.map(\.total), 0.5)
             self.layers = layers.first.map { first in
                 first.indices.map { i in

@@ -60,8 +60,8 @@ public final class Detector {
     package let blas: BLASInfo
     /// The precision the network runs in (the file's, when built with `.auto`).
     public let precision: InferencePrecision
-    /// The convolution kernels in use: the OpenBLAS core type for FP32, the instruction set for INT8.
-    public let kernel: String
+    /// The convolution kernels in use: OpenBLAS's core for FP32, the instruction set for INT8.
+    public let kernel: ConvolutionKernel
     /// Outputs of the last `detect` call.
     public private(set) var headOutputs: HeadOutputs
     private let network: Network
@@ -95,10 +95,10 @@ public final class Detector {
         if let int8 = weights.int8 {
             guard let int8Kernel else { throw .precision(.unsupportedByCPU(.int8, needs: "AVX2")) }
             network = .int8(Safety40Int8Network(weights: int8, blas: library, threads: self.threads, isa: int8Kernel))
-            kernel = int8Kernel.rawValue
+            kernel = .int8(int8Kernel)
         } else {
             network = .fp32(Safety40Network(weights: weights, blas: library, threads: self.threads))
-            kernel = "openblas-" + library.info.coreName
+            kernel = .openBLAS(core: library.info.coreName)
         }
         headOutputs = .zeros()
     }

@@ -132,7 +132,7 @@ public final class PerceptionEngine {
     public var precision: InferencePrecision { detector.precision }
 
     /// The convolution kernels in use (`Detector.kernel`).
-    public var kernel: String { detector.kernel }
+    public var kernel: ConvolutionKernel { detector.kernel }
 
     /// Tracker counters so far.
     public var counters: TrackerCounters { replay.tracker.counters }

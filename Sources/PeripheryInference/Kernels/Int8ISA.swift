@@ -1,7 +1,8 @@
 import CInt8Kernels
 
-/// The instruction set the INT8 convolutions run on, chosen from the CPU's features at load.
-enum Int8ISA: String, Sendable, CaseIterable {
+/// The instruction set the INT8 convolutions run on, chosen from the CPU's features at load. The
+/// raw value is its name in the CLI's output and in `bench --json`.
+public enum Int8ISA: String, Sendable, CaseIterable {
     /// Plain C: the reference the others are tested against.
     case naive
     /// vpmaddwd on widened values (exact: full-range int8 weights would saturate vpmaddubsw).
@@ -34,11 +35,8 @@ enum Int8ISA: String, Sendable, CaseIterable {
     static func best(for features: CPUFeatures) -> Int8ISA? {
         [.avx512VNNI, .avxVNNI, .avx2].first { $0.runs(on: features) }
     }
-}
 
-/// The INT8 kernels a program can ask about.
-public enum Int8Kernels {
-    /// The instruction set the INT8 convolutions run on here (`avx512-vnni`, `avx-vnni`, `avx2`),
-    /// or `nil` on a CPU without AVX2, which cannot run INT8.
-    public static var best: String? { Int8ISA.best(for: .current)?.rawValue }
+    /// The instruction set the INT8 convolutions run on here, or `nil` on a CPU without AVX2,
+    /// which cannot run INT8.
+    public static var best: Int8ISA? { best(for: .current) }
 }
