@@ -45,7 +45,7 @@ import Testing
             let result = try engine.process(PerceptionFrame(
                 pixels: try FramePixels(try ImageFile.read(path: frame.path)), timestamp: frame.timestamp,
                 intrinsics: setup.intrinsics, pose: start,
-                motion: (drive.speed(at: frame.timestamp), Array(drive.gyro(from: previous, to: frame.timestamp)))))
+                motion: MotionSample(speed: drive.speed(at: frame.timestamp), gyro: Array(drive.gyro(from: previous, to: frame.timestamp)))))
             if appliedAt == nil, result.calibration.setup.pose.pitch != start.pitch { appliedAt = index }
             last = result
         }

@@ -25,7 +25,7 @@ extension DriveDirectory {
 
     /// What the calibrator is fed with the frame at `t`: the speed then and the gyro readings of the
     /// second before it (it ignores readings it has already seen, so every reading counts once).
-    func mountMotion(at t: Double) -> (speed: Double?, gyro: [GyroSample]) {
-        (speed(at: t), Array(gyro(from: t - 1, to: t)))
+    func mountMotion(at t: Double) -> MotionSample {
+        MotionSample(speed: speed(at: t), gyro: Array(gyro(from: t - 1, to: t)))
     }
 }

@@ -15,7 +15,7 @@ public struct SourceFrame: Sendable {
     public var ego: EgoDelta?
     /// Speed (m/s) and gyro readings up to this frame, for the mount calibrator
     /// (`DriveDirectory.mountMotion(at:)`).
-    public var motion: (speed: Double?, gyro: [GyroSample])?
+    public var motion: MotionSample?
     /// When the frame was decoded, on `MonotonicClock` (live sources; nil for files read as fast
     /// as the engine goes).
     public var arrival: Double?
@@ -30,7 +30,7 @@ public struct SourceFrame: Sendable {
     /// Creates a frame.
     public init(
         name: String, image: RGBImage, timestamp: Double, intrinsics: CameraIntrinsics? = nil, ego: EgoDelta? = nil,
-        motion: (speed: Double?, gyro: [GyroSample])? = nil
+        motion: MotionSample? = nil
     ) {
         self.name = name
         self.image = image

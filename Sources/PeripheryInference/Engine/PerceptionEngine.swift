@@ -17,12 +17,12 @@ public struct PerceptionFrame: Sendable {
     public var ego: EgoDelta?
     /// Speed (m/s) and gyro readings since the previous frame, for the mount calibrator
     /// (`PerceptionEngine.mountCalibrator`); frames without them are gated out of it.
-    public var motion: (speed: Double?, gyro: [GyroSample])?
+    public var motion: MotionSample?
 
     /// Creates a frame.
     public init(
         pixels: FramePixels, timestamp: Double, intrinsics: CameraIntrinsics, pose: MountPose, ego: EgoDelta? = nil,
-        motion: (speed: Double?, gyro: [GyroSample])? = nil
+        motion: MotionSample? = nil
     ) {
         self.pixels = pixels
         self.timestamp = timestamp
