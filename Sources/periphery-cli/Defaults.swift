@@ -30,10 +30,10 @@ enum Defaults {
     /// Loads weights, warning on stderr when they are not a trained network.
     static func loadWeights(_ path: String) throws -> Safety40Weights {
         let weights = try Safety40Weights(path: path)
-        if weights.metadata["trained"] == "false" {
-            printError("note: \(path) is an untrained random initialisation; its outputs are not detections of real vehicles")
-        } else if weights.metadata["training_data"] == "synthetic" {
-            printError("note: \(path) was trained on synthetic scenes only; real cameras need the real Safety40 checkpoint")
+        switch weights.provenance.training {
+        case .untrained: printError("note: \(path) is an untrained random initialisation; its outputs are not detections of real vehicles")
+        case .synthetic: printError("note: \(path) was trained on synthetic scenes only; real cameras need the real Safety40 checkpoint")
+        case .trained: break
         }
         return weights
     }

@@ -45,7 +45,7 @@ enum DetectCommand: Command {
         }
         warnIfFocalMismatched(CameraCalibration(setup))
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
-        let untrained = weights.metadata["trained"] == "false"
+        let untrained = weights.provenance.training == .untrained
         let engine = try PerceptionEngine(
             weights: weights, threads: try Defaults.threads(args),
             settings: DecodeSettings(

@@ -74,7 +74,7 @@ enum EvalCommand: Command {
             try OutputFile.write(Data(matchLines.map { $0 + "\n" }.joined().utf8), to: matchPath)
         }
         print(args.flag("json") ? evaluation.report.json : evaluation.report.description)
-        if weights.metadata["trained"] == "false" { printError("note: untrained test weights - these numbers measure nothing") }
+        if weights.provenance.training == .untrained { printError("note: untrained test weights - these numbers measure nothing") }
         return 0
     }
 

@@ -22,12 +22,12 @@ struct RunSession {
         options.maxFrames = Int(try args.number("max-frames", default: Double(Int32.max), in: 1...Double(Int32.max)))
         options.duration = duration
         options.keepCorrupt = args.flag("keep-corrupt")
-        let untrained = weights.metadata["trained"] == "false"
+        let untrained = weights.provenance.training == .untrained
         // The server first: an address that cannot be bound then leaves no file half-made.
-        let server = try liveView(untrained: untrained)
+        let server = try liveView()
         try FileManager.default.createDirectory(atPath: render ? out + "/render" : out, withIntermediateDirectories: true)
         let sidecar = try ReplaySidecar(
-            path: out + "/" + ReplaySidecar.fileName, checkpoint: weights.metadata["provenance"] ?? "unknown",
+            path: out + "/" + ReplaySidecar.fileName, checkpoint: weights.provenance.origin ?? "unknown",
             scoreThreshold: engine.settings.scoreThreshold, rejectImplausible: engine.settings.rejectImplausible)
         var outputs: [any PerceptionOutput] = [SidecarOutput(sidecar)]
         if let path = args.value("mcap") { outputs.append(try FoxgloveRecording(path: path)) }
@@ -66,7 +66,7 @@ struct RunSession {
 
 extension RunSession {
     /// `--serve`: the live view server, started and announced before the first frame.
-    func liveView(untrained: Bool) throws -> LiveViewServer? {
+    func liveView() throws -> LiveViewServer? {
         guard let value = args.value("serve") else {
             if args.value("token") != nil || args.value("view-fps") != nil { throw CLIError("--token and --view-fps need --serve") }
             return nil
@@ -81,8 +81,8 @@ extension RunSession {
         }
         options.viewFPS = try args.number("view-fps", default: 15, in: 0.1...120)
         options.metadata = [
-            "weights": untrained ? "untrained" : weights.metadata["training_data"] == "synthetic" ? "synthetic" : "trained",
-            "provenance": weights.metadata["provenance"] ?? "unknown",
+            "weights": weights.provenance.training.rawValue,
+            "provenance": weights.provenance.origin ?? "unknown",
         ]
         let server = try LiveViewServer(options: options)
         server.onLog = { printError($0) }
