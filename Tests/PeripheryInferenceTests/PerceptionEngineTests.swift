@@ -68,9 +68,10 @@ import Testing
         let detector = try Detector(
             weights: try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path), threads: 2)
         let calibration = CameraCalibration(setup)
-        let direct = try detector.detect(
+        var direct: [Detection] = []
+        _ = try detector.detect(
             image: preprocessor.process(pixels, crop: calibration.crop), lut: ProjectionLUT(calibration: calibration),
-            settings: engine.settings).detections
+            settings: engine.settings, into: &direct)
         #expect(result.detections.map(\.candidate) == direct.map(\.candidate))
         for (a, b) in zip(result.detections, direct) { #expect(abs(a.box.x - b.box.x) < 1e-4 && abs(a.box.y - b.box.y) < 1e-4) }
     }

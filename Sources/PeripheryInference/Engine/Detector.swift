@@ -111,15 +111,17 @@ public final class Detector {
     ///   - settings: decode operating point.
     /// - Returns: detections in descending score and per-stage timings.
     public func detect(
-        image: UnsafeBufferPointer<Float>, lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings()
+        image: [Float], lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings()
     ) throws(DetectorError) -> (detections: [Detection], timings: DetectorTimings) {
         var detections: [Detection] = []
-        let timings = try detect(image: image, lut: lut, settings: settings, into: &detections)
-        return (detections, timings)
+        let timings = image.withUnsafeBufferPointer { buffer in
+            Result { () throws(DetectorError) in try detect(image: buffer, lut: lut, settings: settings, into: &detections) }
+        }
+        return (detections, try timings.get())
     }
 
-    /// Runs the network and the decoder on one normalised image, writing the detections (in
-    /// descending score) over the contents of `detections`.
+    /// Runs the network and the decoder on one normalised image (as `Preprocessor` writes it),
+    /// writing the detections (in descending score) over the contents of `detections`.
     ///
     /// The allocation-free form for a frame loop: once warm, and with `detections` reused from the
     /// last call, nothing is allocated (`AllocationTests`).
@@ -165,25 +167,6 @@ public final class Detector {
         DetectionDecoder.decode(headOutputs, settings: settings, workspace: &decodeWorkspace, into: &detections)
         timings.decode = lap()
         return timings
-    }
-
-    /// Runs on an image given as an array.
-    public func detect(
-        image: [Float], lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings()
-    ) throws(DetectorError) -> (detections: [Detection], timings: DetectorTimings) {
-        var detections: [Detection] = []
-        let timings = try detect(image: image, lut: lut, settings: settings, into: &detections)
-        return (detections, timings)
-    }
-
-    /// The allocation-free form on an image given as an array.
-    public func detect(
-        image: [Float], lut: ProjectionLUT, settings: DecodeSettings = DecodeSettings(), into detections: inout [Detection]
-    ) throws(DetectorError) -> DetectorTimings {
-        let result = image.withUnsafeBufferPointer { buffer in
-            Result { () throws(DetectorError) in try detect(image: buffer, lut: lut, settings: settings, into: &detections) }
-        }
-        return try result.get()
     }
 
     /// The network's workers (nil with one thread), for work between passes such as preprocessing.

@@ -185,14 +185,13 @@ public final class PerceptionEngine {
         let image = preprocessor.process(frame.pixels, crop: calibration.crop)
         timings.preprocess = lap()
 
-        let detections: [Detection]
+        var detections: [Detection] = []
         do {
-            let output = try detector.detect(image: image, lut: lut, settings: settings)
-            detections = output.detections
-            timings.backbone = output.timings.backbone
-            timings.gather = output.timings.gather
-            timings.head = output.timings.head
-            timings.decode = output.timings.decode
+            let stages = try detector.detect(image: image, lut: lut, settings: settings, into: &detections)
+            timings.backbone = stages.backbone
+            timings.gather = stages.gather
+            timings.head = stages.head
+            timings.decode = stages.decode
         } catch {
             // The preprocessor writes the contract's [3, 256, 512] and the LUT has 6560 voxels.
             preconditionFailure("detector rejected the engine's own buffers: \(error)")
