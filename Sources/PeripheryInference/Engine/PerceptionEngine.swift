@@ -39,12 +39,10 @@ public struct PerceptionTimings: Sendable, Hashable {
     public var calibrate: Double
     /// Crop, resize, letterbox and normalisation.
     public var preprocess: Double
-    /// Network and decode, `backbone + gather + head + decode`.
+    /// Network and decode: the detector's stages and the call around them.
     public var inference: Double
-    public var backbone: Double
-    public var gather: Double
-    public var head: Double
-    public var decode: Double
+    /// The detector's stages within `inference`.
+    public var detector: DetectorTimings
     /// Tracker step.
     public var track: Double
 
@@ -150,7 +148,8 @@ public final class PerceptionEngine {
         guard frame.pixels.width == k.width, frame.pixels.height == k.height else {
             throw .frameSizeMismatch(pixels: "\(frame.pixels.width)×\(frame.pixels.height)", intrinsics: "\(k.width)×\(k.height)")
         }
-        var timings = PerceptionTimings(calibrate: 0, preprocess: 0, inference: 0, backbone: 0, gather: 0, head: 0, decode: 0, track: 0)
+        var timings = PerceptionTimings(
+            calibrate: 0, preprocess: 0, inference: 0, detector: DetectorTimings(backbone: 0, gather: 0, head: 0, decode: 0), track: 0)
         var mark = DispatchTime.now().uptimeNanoseconds
         func lap() -> Double {
             let now = DispatchTime.now().uptimeNanoseconds
@@ -187,11 +186,7 @@ public final class PerceptionEngine {
 
         var detections: [Detection] = []
         do {
-            let stages = try detector.detect(image: image, lut: lut, settings: settings, into: &detections)
-            timings.backbone = stages.backbone
-            timings.gather = stages.gather
-            timings.head = stages.head
-            timings.decode = stages.decode
+            timings.detector = try detector.detect(image: image, lut: lut, settings: settings, into: &detections)
         } catch {
             // The preprocessor writes the contract's [3, 256, 512] and the LUT has 6560 voxels.
             preconditionFailure("detector rejected the engine's own buffers: \(error)")

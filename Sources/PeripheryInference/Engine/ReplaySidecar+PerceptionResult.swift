@@ -12,5 +12,5 @@ extension ReplaySidecar {
 
 extension PerceptionTimings {
     /// The stage timings a sidecar line records, in the order of its header's `timing_ms_fields`.
-    package var sidecarMilliseconds: [Double] { [preprocess, inference, backbone, gather, head, decode] }
+    package var sidecarMilliseconds: [Double] { [preprocess, inference, detector.backbone, detector.gather, detector.head, detector.decode] }
 }
