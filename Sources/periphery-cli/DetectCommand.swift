@@ -63,7 +63,8 @@ enum DetectCommand: Command {
         } else {
             try OutputFile.writeStandardOutput(Data(json.utf8))
         }
-        let vehicles = FrameRendering.vehicles(from: result.detections)
+        // Drawn as observed boxes with ids in score order: one frame has no tracks.
+        let vehicles = result.detections.enumerated().map { TrackedVehicle(detection: $1, id: $0 + 1) }
         if let out = args.value("overlay") {
             try ImageFile.writePNG(
                 FrameRendering.overlay(frame: image, calibration: result.calibration, vehicles: vehicles, untrained: untrained), to: out)

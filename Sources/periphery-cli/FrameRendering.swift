@@ -5,17 +5,6 @@ enum FrameRendering {
     /// Caption drawn on pictures made with untrained weights.
     static let untrainedCaption = "UNTRAINED TEST WEIGHTS - boxes are not real vehicles"
 
-    /// Single-frame detections drawn as unconfirmed, observed boxes with ids in score order.
-    static func vehicles(from detections: [Detection]) -> [TrackedVehicle] {
-        detections.enumerated().map { index, d in
-            TrackedVehicle(
-                id: index + 1, box: d.box, modelYaw: d.box.yaw, headingSource: .model, label: d.label, score: Double(d.score), hits: 1, observed: true,
-                ageSeconds: 0, state: .unknown, velocity: nil, trail: [])
-        }
-    }
-}
-
-extension FrameRendering {
     /// The camera frame with boxes and ground guides, captioned when the weights are untrained.
     static func overlay(frame: RGBImage, calibration: CameraCalibration, vehicles: [TrackedVehicle], untrained: Bool) -> RGBImage {
         let drawn = CameraOverlay(calibration: calibration).render(on: frame, vehicles: vehicles)

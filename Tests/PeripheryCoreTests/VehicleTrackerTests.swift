@@ -305,4 +305,13 @@ struct VehicleTrackerTests {
         Self.run(&tracker, frames: 0..<1) { _ in [Self.box(20, 0)] }
         #expect(tracker.tracks.map(\.id) == [1])
     }
+
+    /// A raw detection drawn without a tracker: its box, class and score, observed once, just born.
+    @Test func trackedVehicleFromADetection() {
+        let detection = Self.box(12, -2, label: 1, yaw: 0.4, score: 0.75)
+        let v = TrackedVehicle(detection: detection, id: 3)
+        #expect(v.id == 3 && v.box == detection.box && v.modelYaw == 0.4 && v.headingSource == .model)
+        #expect(v.label == 1 && v.score == 0.75 && v.hits == 1 && v.observed && v.ageSeconds == 0)
+        #expect(v.state == .unknown && v.velocity == nil && v.trail.isEmpty)
+    }
 }

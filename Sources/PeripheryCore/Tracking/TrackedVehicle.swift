@@ -56,4 +56,12 @@ public struct TrackedVehicle: Sendable, Hashable {
         self.velocity = velocity
         self.trail = trail
     }
+
+    /// One frame's detection as a vehicle to draw, without a tracker: observed, one hit, age 0, the
+    /// model's heading, state unknown, no velocity and no trail.
+    public init(detection: Detection, id: Int) {
+        self.init(
+            id: id, box: detection.box, modelYaw: detection.box.yaw, headingSource: .model, label: detection.label,
+            score: Double(detection.score), hits: 1, observed: true, ageSeconds: 0, state: .unknown, velocity: nil, trail: [])
+    }
 }
