@@ -191,4 +191,19 @@ import Testing
             #expect(abs(a - b) < 1e-12)
         }
     }
+
+    /// A camera file whose intrinsics are no camera fails with the calibration's own error, naming
+    /// the file and the field.
+    @Test func invalidCityscapesIntrinsicsCarryTheCalibrationError() throws {
+        let folder = try scratchFolder("cityscapes-camera")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/camera.json"
+        try Data(#"""
+            {"extrinsic": {"pitch": 0.05, "roll": 0, "yaw": 0, "x": 1.5, "y": 0, "z": 1.2},
+             "intrinsic": {"fx": 0, "fy": 1000, "u0": 640, "v0": 360}}
+            """#.utf8).write(to: URL(fileURLWithPath: path))
+        let expected = DriveError.invalidCamera(path: path, field: "intrinsic", .outOfRange(field: "fx", value: 0, allowed: "> 0"))
+        #expect(throws: expected) { _ = try CityscapesBox3DFormat.readCamera(path: path, width: 1280, height: 720) }
+        #expect(expected.description == "\(path): intrinsic: field 'fx' = 0.0 is out of range (> 0)")
+    }
 }

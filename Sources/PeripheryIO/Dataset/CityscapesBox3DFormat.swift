@@ -61,7 +61,7 @@ public enum CityscapesBox3DFormat {
         do {
             return CameraSetup(intrinsics: try CameraIntrinsics(fx: fx, fy: fy, cx: cx, cy: cy, width: width, height: height), pose: pose)
         } catch {
-            throw .unreadable(path: path, reason: "intrinsic: \(error)")
+            throw .invalidCamera(path: path, field: "intrinsic", error)
         }
     }
 

@@ -99,7 +99,7 @@ extension KITTIObjectFormat {
             intrinsics = try CameraIntrinsics(
                 fx: fx, fy: k11 / k22, cx: k02 / k22, cy: k12 / k22, skew: abs(skew) < 1e-9 * fx ? 0 : skew, width: width, height: height)
         } catch {
-            throw .unreadable(path: path, reason: "P2: \(error)")
+            throw .invalidCamera(path: path, field: "P2", error)
         }
         // vehicle → image axes = Q · (vehicle → rectified); the sensor frame is Sᵀ of the image axes.
         let rotation = Frames.sensorToImageAxes.transposed * q * toVehicle.rotation.transposed

@@ -1,3 +1,5 @@
+import PeripheryGeometry
+
 /// Why a drive cannot be read.
 public enum DriveError: Error, Equatable, CustomStringConvertible {
     /// A file or directory cannot be read.
@@ -12,6 +14,8 @@ public enum DriveError: Error, Equatable, CustomStringConvertible {
     case noCalibration(path: String, expected: String)
     /// A frame's size differs from the camera's.
     case frameSize(path: String, size: String, camera: String)
+    /// A dataset file's camera (its `field`, e.g. `P2`) is not a valid camera.
+    case invalidCamera(path: String, field: String, CalibrationError)
 
     public var description: String {
         switch self {
@@ -21,6 +25,7 @@ public enum DriveError: Error, Equatable, CustomStringConvertible {
         case let .noCamera(path): "\(path): no intrinsics in frames.csv and no calibration file"
         case let .noCalibration(path, expected): "\(path): a drive directory needs \(expected) or a calibration file"
         case let .frameSize(path, size, camera): "\(path): \(size), the camera is \(camera)"
+        case let .invalidCamera(path, field, error): "\(path): \(field): \(error)"
         }
     }
 }
