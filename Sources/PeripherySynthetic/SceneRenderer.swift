@@ -256,7 +256,7 @@ struct RayCamera: Sendable {
     init(intrinsics: CameraIntrinsics, pose: MountPose) {
         self.intrinsics = intrinsics
         centre = pose.cameraCentre
-        let sr = Frames.sensorToImageAxes * pose.vehicleToSensorRotation
+        let sr = CoordinateFrames.sensorToImageAxes * pose.vehicleToSensorRotation
         imageToVehicle = sr.transposed
         vehicleToPixel = intrinsics.matrix * sr
     }

@@ -36,7 +36,7 @@ enum DatasetArguments {
     /// Reads every frame in order and hands each to `body`; returns how many were skipped.
     static func forEachFrame(_ dataset: LabelledDataset, strict: Bool, _ body: (LabelledFrame) throws -> Void) throws -> Int {
         var skipped = 0
-        for file in dataset.frames {
+        for file in dataset.entries {
             let frame: LabelledFrame
             do {
                 frame = try dataset.read(file)
@@ -49,7 +49,7 @@ enum DatasetArguments {
             for warning in frame.warnings { printError("warning: \(warning)") }
             try body(frame)
         }
-        if skipped > 0 { printError("warning: \(skipped) of \(dataset.frames.count) frames skipped") }
+        if skipped > 0 { printError("warning: \(skipped) of \(dataset.entries.count) frames skipped") }
         return skipped
     }
 }

@@ -98,7 +98,7 @@ enum EvalCommand: Command {
             }
         }
 
-        init(frame: String, _ match: FrameMatch) {
+        init(frame: String, _ match: MatchOutcome) {
             self.frame = frame
             matched = match.pairs.map { [.detection($0.prediction), .label($0.groundTruth)] }
             falsePositives = match.unmatchedPredictions

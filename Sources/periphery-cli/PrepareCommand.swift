@@ -33,7 +33,7 @@ enum PrepareCommand: Command {
         }
         try? FileManager.default.removeItem(atPath: out.path + "/complete")
         let preprocessor = Preprocessor()
-        let progress = ProgressLine(total: dataset.frames.count)
+        let progress = ProgressLine(total: dataset.entries.count)
         var sources = "index,source\n", index = 0, vehicles = 0
         let skipped = try DatasetArguments.forEachFrame(dataset, strict: args.flag("strict")) { frame in
             try NetworkInputRecord(image: frame.image, setup: frame.setup, preprocessor: preprocessor).write(to: out.file("network", index, "bin"))

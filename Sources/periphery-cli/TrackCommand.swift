@@ -26,7 +26,7 @@ enum TrackCommand: Command {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(arguments, options: ["detections", "out"], flags: [])
         try args.expectNoPositional()
-        let frames: [RecordedFrame]
+        let frames: [TrackerInput]
         do {
             frames = try DetectionStream.read(path: try args.required("detections"))
         } catch let error as DetectionStreamError {

@@ -74,17 +74,17 @@ struct ContractTests {
 
     @Test func voxelHeightSlicesInVehicleFrame() {
         // −2.5 and −1.0 grid metres are vehicle z −0.66 and 0.84 (reference, `docs/contract.md#21-voxel-centres`).
-        let low = Frames.gridToVehicle.apply(SIMD3(0, 0, -2.5)).z
-        let high = Frames.gridToVehicle.apply(SIMD3(0, 0, -1.0)).z
+        let low = CoordinateFrames.gridToVehicle.apply(SIMD3(0, 0, -2.5)).z
+        let high = CoordinateFrames.gridToVehicle.apply(SIMD3(0, 0, -1.0)).z
         #expect(abs(low - -0.66) < 1e-12)
         #expect(abs(high - 0.84) < 1e-12)
     }
 
-    // MARK: Frames (reference, `docs/contract.md#22-grid-to-vehicle`, `#23-axes`)
+    // MARK: Coordinate frames (reference, `docs/contract.md#22-grid-to-vehicle`, `#23-axes`)
 
     @Test func gridToVehicleMatrix() {
         let expected: [[Double]] = [[0, 1, 0, 0.944], [-1, 0, 0, 0], [0, 0, 1, 1.840]]
-        #expect(Frames.gridToVehicle.matrix.rowMajor == expected)
+        #expect(CoordinateFrames.gridToVehicle.matrix.rowMajor == expected)
     }
 
     @Test(arguments: [
@@ -92,14 +92,14 @@ struct ContractTests {
     ])
     func gridToVehicleMapsPoints(grid g: SIMD3<Double>) {
         // vehicle x = gy + 0.944, y = −gx, z = gz + 1.840.
-        let v = Frames.gridToVehicle.apply(g)
+        let v = CoordinateFrames.gridToVehicle.apply(g)
         #expect(abs(v.x - (g.y + 0.944)) < 1e-12)
         #expect(abs(v.y - -g.x) < 1e-12)
         #expect(abs(v.z - (g.z + 1.840)) < 1e-12)
     }
 
     @Test func sensorToImageAxes() {
-        let s = Frames.sensorToImageAxes
+        let s = CoordinateFrames.sensorToImageAxes
         #expect(s.rowMajor == [[0, -1, 0], [0, 0, -1], [1, 0, 0]])
         // Orthogonal: S·Sᵀ = I exactly (a signed permutation), det +1.
         #expect(s * s.transposed == Matrix3.identity)

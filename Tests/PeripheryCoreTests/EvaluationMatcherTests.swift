@@ -36,11 +36,11 @@ struct EvaluationMatcherTests {
     func dontCareBoxesAbsorbNearbyPredictionsOnly(offset: Double, falsePositives: Int) {
         let real = EvalBox.gt(10, 0), ignored = EvalBox.gt(20, 5), unseen = EvalBox.gt(30, -5)
         let hit = EvalBox.pred(10.5, 0, score: 0.9), near = EvalBox.pred(20, 5 - offset, score: 0.8)
-        let truth = FrameTruth(vehicles: [real], dontCare: [ignored, unseen])
+        let truth = GroundTruth(vehicles: [real], dontCare: [ignored, unseen])
         let frame = matcher.match(predictions: [hit, near], truth: truth)
         #expect(frame.counts == MatchCounts(truePositives: 1, falsePositives: falsePositives, falseNegatives: 0))
         // A prediction near both a real box and a don't-care box matches the real one.
-        let both = matcher.match(predictions: [EvalBox.pred(10, 0.5)], truth: FrameTruth(vehicles: [real], dontCare: [EvalBox.gt(10, 1)]))
+        let both = matcher.match(predictions: [EvalBox.pred(10, 0.5)], truth: GroundTruth(vehicles: [real], dontCare: [EvalBox.gt(10, 1)]))
         #expect(both.counts == MatchCounts(truePositives: 1, falsePositives: 0, falseNegatives: 0))
     }
 

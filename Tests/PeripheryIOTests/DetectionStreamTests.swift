@@ -77,8 +77,8 @@ import Testing
 /// restart the tracker (ids from 1 again, counters cleared) — and it tracks normally afterwards.
 @Suite struct TrackerReplayTests {
     /// One car 12 m ahead, driving at the ego's speed: a steady track.
-    static func frame(_ t: Double, ego: EgoDelta? = EgoDelta(dx: 1, dy: 0, dyaw: 0, dt: 0.1)) -> RecordedFrame {
-        RecordedFrame(t: t, ego: ego, detections: [
+    static func frame(_ t: Double, ego: EgoDelta? = EgoDelta(dx: 1, dy: 0, dyaw: 0, dt: 0.1)) -> TrackerInput {
+        TrackerInput(t: t, ego: ego, detections: [
             Detection(score: 0.9, label: 0, box: VehicleBox(x: 12, y: 1, z: 0.8, length: 4.5, width: 1.9, height: 1.5, yaw: 0), candidate: 0),
         ])
     }
@@ -91,8 +91,8 @@ import Testing
         ("no ego motion", frame(1.0, ego: nil)),
         ("ego dt disagrees with the interval", frame(1.0, ego: EgoDelta(dx: 1, dy: 0, dyaw: 0, dt: 0.5))),
         ("invalid ego motion", frame(1.0, ego: EgoDelta(dx: 1, dy: 0, dyaw: 0, dt: 0.1, valid: false))),
-    ] as [(String, RecordedFrame)])
-    func anUnbridgeableFrameResetsTheTracker(_ name: String, anomaly: RecordedFrame) {
+    ] as [(String, TrackerInput)])
+    func anUnbridgeableFrameResetsTheTracker(_ name: String, anomaly: TrackerInput) {
         var replay = TrackerReplay()
         var confirmed: [TrackedVehicle] = []
         for i in 0 ..< 10 { confirmed = replay.step(Self.frame(Double(i) * 0.1)).tracks }

@@ -160,7 +160,7 @@ struct MCAPWriterTests {
         let q = transform.rotation, t = transform.translation
         #expect(abs(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w - 1) < 1e-12)
         for point in [SIMD3(20.0, 3, 0.5), SIMD3(8, -2, 1.5), SIMD3(50, 0, 0)] {
-            let expected = Frames.sensorToImageAxes * pose.sensorFromVehicle.apply(point)
+            let expected = CoordinateFrames.sensorToImageAxes * pose.sensorFromVehicle.apply(point)
             // Camera coordinates: the conjugate rotation of (point − translation).
             let v = point - SIMD3(t.x, t.y, t.z), u = SIMD3(-q.x, -q.y, -q.z)
             let rotated = v + 2 * q.w * cross(u, v) + 2 * cross(u, cross(u, v))

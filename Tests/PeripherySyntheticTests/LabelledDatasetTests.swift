@@ -47,8 +47,8 @@ import Testing
         let (dataset, setup, labels) = try Self.dataset("layouts", seed: seed)
         defer { try? FileManager.default.removeItem(atPath: dataset.path) }
         let reader = try LabelledDataset(path: dataset.path, options: .init(layout: layout))
-        try #require(reader.frames.count == 1)
-        let frame = try reader.read(reader.frames[0])
+        try #require(reader.entries.count == 1)
+        let frame = try reader.read(reader.entries[0])
         // KITTI's P2 is written with 13 significant digits and decomposed again.
         Self.expectEqual(frame.setup, setup, tolerance: layout == .kitti ? 1e-9 : 1e-12)
         let inView = labels.filter(\.isInView).map(\.box), outOfView = labels.filter { !$0.isInView }.map(\.box)
@@ -117,7 +117,7 @@ import Testing
         let (dataset, _, _) = try Self.dataset("hostile", seed: 3)
         defer { try? FileManager.default.removeItem(atPath: dataset.path) }
         let reader = try LabelledDataset(path: dataset.path, options: .init(layout: .cityscapes3D))
-        let frame = reader.frames[0]
+        let frame = reader.entries[0]
         func edit(_ path: String, _ change: (String) -> String) throws {
             let text = try String(contentsOfFile: path, encoding: .utf8)
             try Data(change(text).utf8).write(to: URL(fileURLWithPath: path))
@@ -154,7 +154,7 @@ import Testing
         let (dataset, _, _) = try Self.dataset("hostile-kitti", seed: 5)
         defer { try? FileManager.default.removeItem(atPath: dataset.path) }
         let reader = try LabelledDataset(path: dataset.path, options: .init(layout: .kitti))
-        let frame = reader.frames[0]
+        let frame = reader.entries[0]
         var lines = try String(contentsOfFile: frame.labels, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         lines[1][11] = "nan"
         try Data(lines.map { $0.joined(separator: " ") }.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: frame.labels))

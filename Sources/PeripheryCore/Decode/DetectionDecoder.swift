@@ -89,7 +89,7 @@ public enum DetectionDecoder {
         var yaw = -gridYaw - .pi
         yaw -= floor((yaw + .pi) / (2 * .pi)) * 2 * .pi
         let box = VehicleBox(
-            x: gy + Frames.gridToVehicleForward, y: -gx, z: zBottom + h / 2 + Frames.gridToVehicleUp,
+            x: gy + CoordinateFrames.gridToVehicleForward, y: -gx, z: zBottom + h / 2 + CoordinateFrames.gridToVehicleUp,
             length: l, width: w, height: h, yaw: yaw)
         return Detection(score: score, label: label, box: box, candidate: candidate)
     }

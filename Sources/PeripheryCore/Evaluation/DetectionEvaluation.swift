@@ -25,13 +25,13 @@ public struct DetectionEvaluation: Sendable {
 
     /// Matches one frame and adds it to the totals; returns the frame's full match.
     @discardableResult
-    public mutating func add(predictions: [Detection], groundTruth: [GroundTruthBox]) -> FrameMatch {
-        add(predictions: predictions, truth: FrameTruth(vehicles: groundTruth))
+    public mutating func add(predictions: [Detection], groundTruth: [GroundTruthBox]) -> MatchOutcome {
+        add(predictions: predictions, truth: GroundTruth(vehicles: groundTruth))
     }
 
     /// Adds one frame with don't-care boxes and returns its matches.
     @discardableResult
-    public mutating func add(predictions: [Detection], truth: FrameTruth) -> FrameMatch {
+    public mutating func add(predictions: [Detection], truth: GroundTruth) -> MatchOutcome {
         let frame = matcher.match(predictions: predictions, truth: truth)
         var near = matcher
         near.maxRange = min(matcher.maxRange ?? Self.nearRange, Self.nearRange)

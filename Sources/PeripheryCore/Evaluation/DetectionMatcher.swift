@@ -6,7 +6,7 @@
 /// Matching is class-agnostic and greedy: predictions in descending score (equal scores keep their
 /// input order) each take the nearest still-unmatched ground-truth box whose BEV centre distance is
 /// strictly below `matchDistance` (equal distances: the earlier box in input order). A prediction
-/// left unmatched whose centre is closer than `matchDistance` to a don't-care box (`FrameTruth`)
+/// left unmatched whose centre is closer than `matchDistance` to a don't-care box (`GroundTruth`)
 /// is dropped: neither a true nor a false positive.
 public struct DetectionMatcher: Sendable, Hashable {
     /// Keep a prediction whose score is at least this.
@@ -45,20 +45,20 @@ public struct DetectionMatcher: Sendable, Hashable {
     }
 
     /// Matches one frame whose don't-care boxes are `truth.dontCare`.
-    public func match(predictions: [Detection], truth: FrameTruth) -> FrameMatch {
-        let frame = match(predictions: predictions, groundTruth: truth.vehicles)
-        guard !truth.dontCare.isEmpty else { return frame }
-        let kept = frame.unmatchedPredictions.filter { prediction in
+    public func match(predictions: [Detection], truth: GroundTruth) -> MatchOutcome {
+        let outcome = match(predictions: predictions, groundTruth: truth.vehicles)
+        guard !truth.dontCare.isEmpty else { return outcome }
+        let kept = outcome.unmatchedPredictions.filter { prediction in
             !truth.dontCare.contains { label in
                 let dx = prediction.box.x - label.box.x, dy = prediction.box.y - label.box.y
                 return (dx * dx + dy * dy).squareRoot() < matchDistance
             }
         }
-        return FrameMatch(pairs: frame.pairs, unmatchedPredictions: kept, unmatchedGroundTruth: frame.unmatchedGroundTruth)
+        return MatchOutcome(pairs: outcome.pairs, unmatchedPredictions: kept, unmatchedGroundTruth: outcome.unmatchedGroundTruth)
     }
 
     /// Matches one frame.
-    public func match(predictions: [Detection], groundTruth: [GroundTruthBox]) -> FrameMatch {
+    public func match(predictions: [Detection], groundTruth: [GroundTruthBox]) -> MatchOutcome {
         // Descending score; the input index breaks ties so that the order is stable by construction.
         let ordered = predictions.enumerated()
             .filter { includes($0.element) }
@@ -88,7 +88,7 @@ public struct DetectionMatcher: Sendable, Hashable {
             }
         }
         let missed = zip(targets, taken).filter { !$0.1 }.map(\.0)
-        return FrameMatch(pairs: pairs, unmatchedPredictions: unmatched, unmatchedGroundTruth: missed)
+        return MatchOutcome(pairs: pairs, unmatchedPredictions: unmatched, unmatchedGroundTruth: missed)
     }
 
     private func includes(label: Int, x: Double, y: Double) -> Bool {

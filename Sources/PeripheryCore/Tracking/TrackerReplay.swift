@@ -20,7 +20,7 @@ public struct TrackerReplay: Sendable {
     /// Feeds one frame; returns the confirmed tracks and whether the tracker was reset first. A
     /// frame with a non-finite time resets the tracker and reports no tracks, and the frame after
     /// it resets too.
-    public mutating func step(_ frame: RecordedFrame) -> (tracks: [TrackedVehicle], reset: Bool) {
+    public mutating func step(_ frame: TrackerInput) -> (tracks: [TrackedVehicle], reset: Bool) {
         var ego = frame.ego ?? EgoDelta(dt: 0)
         let reset = TrackerResetPolicy.needsReset(timestamp: frame.t, previous: previous, ego: frame.ego)
         if reset {

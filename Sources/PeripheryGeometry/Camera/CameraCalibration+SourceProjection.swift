@@ -18,12 +18,12 @@ extension CameraCalibration {
     /// Vanishing point of a vehicle-frame direction in the 512 × 256 network input.
     func networkVanishingPoint(_ direction: SIMD3<Double>) -> SIMD2<Double>? {
         CameraCalibration.vanishingPoint(
-            direction, camera: networkIntrinsics * Frames.sensorToImageAxes * sensorFromVehicle.rotation)
+            direction, camera: networkIntrinsics * CoordinateFrames.sensorToImageAxes * sensorFromVehicle.rotation)
     }
 
     /// `K · S · R`: vehicle directions to homogeneous source pixels.
     package var sourceCamera: Matrix3 {
-        setup.intrinsics.matrix * Frames.sensorToImageAxes * sensorFromVehicle.rotation
+        setup.intrinsics.matrix * CoordinateFrames.sensorToImageAxes * sensorFromVehicle.rotation
     }
 
     static func vanishingPoint(_ direction: SIMD3<Double>, camera: Matrix3) -> SIMD2<Double>? {

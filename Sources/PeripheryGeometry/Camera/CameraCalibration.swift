@@ -28,8 +28,8 @@ public struct CameraCalibration: Sendable, Hashable {
         feature.row1 *= inverseStride
         featureIntrinsics = feature
         sensorFromVehicle = setup.pose.sensorFromVehicle
-        let sensorFromGrid = (sensorFromVehicle * Frames.gridToVehicle).matrix
-        projection = (featureIntrinsics * Frames.sensorToImageAxes) * sensorFromGrid
+        let sensorFromGrid = (sensorFromVehicle * CoordinateFrames.gridToVehicle).matrix
+        projection = (featureIntrinsics * CoordinateFrames.sensorToImageAxes) * sensorFromGrid
     }
 
     /// Creates the calibration of intrinsics and a pose.

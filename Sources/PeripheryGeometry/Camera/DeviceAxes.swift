@@ -9,6 +9,6 @@ package enum DeviceAxes {
 
     /// Vehicle-frame vectors → device axes for a camera mounted with `pose`.
     package static func fromVehicle(_ pose: MountPose) -> Matrix3 {
-        fromImageAxes * Frames.sensorToImageAxes * pose.vehicleToSensorRotation
+        fromImageAxes * CoordinateFrames.sensorToImageAxes * pose.vehicleToSensorRotation
     }
 }

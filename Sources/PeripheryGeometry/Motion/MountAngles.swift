@@ -27,7 +27,7 @@ package struct MountAngles: Sendable, Hashable {
     package init(focusOfExpansion foe: SIMD2<Double>, intrinsics k: CameraIntrinsics, roll: Double) {
         var ray = SIMD3((foe.x - k.cx) / k.fx, (foe.y - k.cy) / k.fy, 1)
         ray /= (ray * ray).sum().squareRoot()
-        let s = Frames.sensorToImageAxes.transposed * ray
+        let s = CoordinateFrames.sensorToImageAxes.transposed * ray
         let level = SIMD3(
             s.x,
             cos(roll) * s.y - sin(roll) * s.z,

@@ -53,7 +53,7 @@ extension KITTIObjectFormat {
         switch mount {
         case .rectifiedCamera(let pose):
             // rectified = S · R · (vehicle − c)
-            return RigidTransform(rotation: (Frames.sensorToImageAxes * pose.vehicleToSensorRotation).transposed, translation: pose.cameraCentre)
+            return RigidTransform(rotation: (CoordinateFrames.sensorToImageAxes * pose.vehicleToSensorRotation).transposed, translation: pose.cameraCentre)
         case .velodyne:
             guard let velo = calib.veloToCamera else {
                 throw .unreadable(path: path, reason: "no Tr_velo_to_cam line (mount.json says vehicle_frame velodyne)")
@@ -102,7 +102,7 @@ extension KITTIObjectFormat {
             throw .invalidCamera(path: path, field: "P2", error)
         }
         // vehicle → image axes = Q · (vehicle → rectified); the sensor frame is Sᵀ of the image axes.
-        let rotation = Frames.sensorToImageAxes.transposed * q * toVehicle.rotation.transposed
+        let rotation = CoordinateFrames.sensorToImageAxes.transposed * q * toVehicle.rotation.transposed
         let pose = MountPose(vehicleToSensor: rotation, cameraCentre: toVehicle.rotation * centre + toVehicle.translation)
         guard pose.isPlausible else {
             throw .unreadable(path: path, reason: String(

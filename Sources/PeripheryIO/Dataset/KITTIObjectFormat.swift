@@ -25,12 +25,12 @@ public enum KITTIObjectFormat {
     public static let typeNames = ["Car", "Truck", "Cyclist", "Pedestrian"]
 
     /// Vehicle frame → level camera axes at the camera (`S`, the sensor-to-image permutation).
-    package static let levelAxes = Frames.sensorToImageAxes
+    package static let levelAxes = CoordinateFrames.sensorToImageAxes
 
     /// The `calib` file of a camera.
     public static func calibText(_ setup: CameraSetup) -> String {
         let k = setup.intrinsics.matrix
-        let rotation = k * Frames.sensorToImageAxes * setup.pose.vehicleToSensorRotation * levelAxes.transposed
+        let rotation = k * CoordinateFrames.sensorToImageAxes * setup.pose.vehicleToSensorRotation * levelAxes.transposed
         let p2 = rotation.rowMajor.map { $0 + [0] }
         let centre = levelAxes * setup.pose.cameraCentre
         let velo = levelAxes.rowMajor.enumerated().map { i, row in row + [-[centre.x, centre.y, centre.z][i]] }
@@ -101,9 +101,9 @@ public enum KITTIObjectFormat {
     /// only and are skipped here.
     ///
     /// - Throws: `DriveError.unreadable` naming the file, line and field.
-    public static func readLabels(label path: String, calib calibPath: String) throws(DriveError) -> FrameTruth {
+    public static func readLabels(label path: String, calib calibPath: String) throws(DriveError) -> GroundTruth {
         let toVehicle = try vehicleFromRectified(try readCalib(calibPath), mount: .velodyne, path: calibPath)
-        var truth = FrameTruth(vehicles: [])
+        var truth = GroundTruth(vehicles: [])
         for object in try readObjects(label: path, vehicleFromRectified: toVehicle) {
             guard let box = object.box else { continue }
             if object.type == "DontCare" {

@@ -5,9 +5,9 @@ import PeripheryGeometry
 /// A labelled dataset in any layout that `periphery eval` and `periphery prepare` read
 /// (docs/training.md §6): the native one `periphery synth` writes, KITTI 3D object, Cityscapes 3D.
 ///
-/// Frames are listed when the dataset is opened and read one at a time; a frame that cannot be
-/// read throws its own error naming the file and field, so that a caller can skip it
-/// (docs/training.md §8) and go on.
+/// Its entries (the files of each frame) are listed when the dataset is opened and read one at a
+/// time; a frame that cannot be read throws its own error naming the file and field, so that a
+/// caller can skip it (docs/training.md §8) and go on.
 public struct LabelledDataset: Sendable {
     /// The directory layouts.
     public enum Layout: String, Sendable, CaseIterable {
@@ -47,7 +47,7 @@ public struct LabelledDataset: Sendable {
     }
 
     /// The files of one frame.
-    public struct Frame: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
         /// The frame's name (`000012`, `aachen_000000_000019`).
         public let name: String
         public let image: String
@@ -59,11 +59,11 @@ public struct LabelledDataset: Sendable {
 
     public let path: String
     public let layout: Layout
-    /// Every frame, in name order.
-    public let frames: [Frame]
+    /// The files of every frame, in name order.
+    public let entries: [Entry]
     let kittiMount: KITTIMount?
 
-    /// Opens the dataset at `path` and lists its frames.
+    /// Opens the dataset at `path` and lists its entries.
     ///
     /// - Throws: `DriveError` when the directory holds no known layout, the layout's folders cannot
     ///   be listed or (KITTI) the mount is missing or bad.
@@ -84,90 +84,90 @@ public struct LabelledDataset: Sendable {
             }
             return names.sorted()
         }
-        func numbered(_ images: String, _ camera: (String) -> String, _ labels: (String) -> String) throws(DriveError) -> [Frame] {
+        func numbered(_ images: String, _ camera: (String) -> String, _ labels: (String) -> String) throws(DriveError) -> [Entry] {
             try names(path + "/" + images).compactMap { file in
                 guard file.hasSuffix(".png"), Int(file.dropLast(4)) != nil else { return nil }
                 let stem = String(file.dropLast(4))
-                return Frame(name: stem, image: "\(path)/\(images)/\(file)", camera: camera(stem), labels: labels(stem))
+                return Entry(name: stem, image: "\(path)/\(images)/\(file)", camera: camera(stem), labels: labels(stem))
             }
         }
         switch layout {
         case .native:
             kittiMount = nil
-            frames = try numbered("images", { "\(path)/calibration/\($0).json" }, { "\(path)/labels/\($0).json" })
+            entries = try numbered("images", { "\(path)/calibration/\($0).json" }, { "\(path)/labels/\($0).json" })
         case .kitti:
             kittiMount = try KITTIMount.load(root: path, height: options.mountHeight, pitchDegrees: options.mountPitchDegrees)
-            frames = try numbered("image_2", { "\(path)/calib/\($0).txt" }, { "\(path)/label_2/\($0).txt" })
+            entries = try numbered("image_2", { "\(path)/calib/\($0).txt" }, { "\(path)/label_2/\($0).txt" })
         case .cityscapes3D:
             kittiMount = nil
             var splits = [String]()
             if let split = options.split { splits = [split] } else { splits = try names(path + "/leftImg8bit") }
-            var found: [Frame] = []
+            var found: [Entry] = []
             for split in splits {
                 for city in try names("\(path)/leftImg8bit/\(split)") where isDirectory("\(path)/leftImg8bit/\(split)/\(city)") {
                     let suffix = "_leftImg8bit.png"
                     for file in try names("\(path)/leftImg8bit/\(split)/\(city)") where file.hasSuffix(suffix) {
                         let stem = String(file.dropLast(suffix.count))
-                        found.append(Frame(
+                        found.append(Entry(
                             name: stem, image: "\(path)/leftImg8bit/\(split)/\(city)/\(file)",
                             camera: "\(path)/camera/\(split)/\(city)/\(stem)_camera.json",
                             labels: "\(path)/gtBbox3d/\(split)/\(city)/\(stem)_gtBbox3d.json"))
                     }
                 }
             }
-            frames = found
+            entries = found
         }
-        if frames.isEmpty { throw .noFrames(path: path) }
+        if entries.isEmpty { throw .noFrames(path: path) }
     }
 
-    /// Reads one frame: its picture, camera and ground truth.
+    /// Reads the frame of one entry: its picture, camera and ground truth.
     ///
     /// - Throws: the image, calibration or label error naming the file and field;
     ///   `DriveError.frameSize` when the picture's size is not the calibration's (native) or the
     ///   size the labels state (Cityscapes 3D).
-    public func read(_ frame: Frame) throws -> LabelledFrame {
-        let image = try ImageFile.read(path: frame.image)
+    public func read(_ entry: Entry) throws -> LabelledFrame {
+        let image = try ImageFile.read(path: entry.image)
         let setup: CameraSetup
-        var truth = FrameTruth(vehicles: []), ignoredRegions: [SIMD4<Double>] = [], warnings: [String] = []
+        var truth = GroundTruth(vehicles: []), ignoredRegions: [SIMD4<Double>] = [], warnings: [String] = []
         func add(_ box: GroundTruthBox, inView: Bool) {
             if inView { truth.vehicles.append(box) } else { truth.dontCare.append(box) }
         }
         switch layout {
         case .native:
-            setup = try CalibrationFile.load(path: frame.camera)
-            truth = try NativeLabelsFile.read(path: frame.labels)
+            setup = try CalibrationFile.load(path: entry.camera)
+            truth = try NativeLabelsFile.read(path: entry.labels)
             // The other layouts take the camera's size from the picture.
             let k = setup.intrinsics
             guard k.width == image.width, k.height == image.height else {
-                throw DriveError.frameSize(path: frame.image, size: "\(image.width)x\(image.height)", camera: "\(k.width)x\(k.height) in \(frame.camera)")
+                throw DriveError.frameSize(path: entry.image, size: "\(image.width)x\(image.height)", camera: "\(k.width)x\(k.height) in \(entry.camera)")
             }
         case .kitti:
             let mount = kittiMount ?? .velodyne
             let toVehicle: RigidTransform
-            (setup, toVehicle) = try KITTIObjectFormat.readCamera(calib: frame.camera, width: image.width, height: image.height, mount: mount)
+            (setup, toVehicle) = try KITTIObjectFormat.readCamera(calib: entry.camera, width: image.width, height: image.height, mount: mount)
             let calibration = CameraCalibration(setup)
-            for object in try KITTIObjectFormat.readObjects(label: frame.labels, vehicleFromRectified: toVehicle) {
+            for object in try KITTIObjectFormat.readObjects(label: entry.labels, vehicleFromRectified: toVehicle) {
                 guard let box = object.box else {
                     ignoredRegions.append(object.rectangle)
                     continue
                 }
                 guard let label = KITTIObjectFormat.readLabels[object.type] else {
-                    if object.type != "DontCare" { warnings.append("\(frame.labels): type '\(object.type)' is not a Safety40 class; read as don't-care") }
+                    if object.type != "DontCare" { warnings.append("\(entry.labels): type '\(object.type)' is not a Safety40 class; read as don't-care") }
                     truth.dontCare.append(GroundTruthBox(label: -1, box: box))
                     continue
                 }
                 add(GroundTruthBox(label: label, box: box), inView: LabelledFrame.isInView(box, visible: object.rectangle, calibration: calibration))
             }
         case .cityscapes3D:
-            let boxes = try CityscapesBox3DFormat.BoxFile(path: frame.labels)
+            let boxes = try CityscapesBox3DFormat.BoxFile(path: entry.labels)
             if let size = boxes.imageSize, size != (image.width, image.height) {
-                throw DriveError.frameSize(path: frame.image, size: "\(image.width)x\(image.height)", camera: "\(size.width)x\(size.height) in \(frame.labels)")
+                throw DriveError.frameSize(path: entry.image, size: "\(image.width)x\(image.height)", camera: "\(size.width)x\(size.height) in \(entry.labels)")
             }
-            setup = try CityscapesBox3DFormat.readCamera(path: frame.camera, width: image.width, height: image.height)
+            setup = try CityscapesBox3DFormat.readCamera(path: entry.camera, width: image.width, height: image.height)
             let calibration = CameraCalibration(setup)
             for object in try boxes.objects(camera: setup) {
                 guard let label = CityscapesBox3DFormat.readLabels[object.label] else {
-                    warnings.append("\(frame.labels): label '\(object.label)' is not a Safety40 class; read as don't-care")
+                    warnings.append("\(entry.labels): label '\(object.label)' is not a Safety40 class; read as don't-care")
                     truth.dontCare.append(GroundTruthBox(label: -1, box: object.box))
                     continue
                 }
@@ -175,6 +175,6 @@ public struct LabelledDataset: Sendable {
                     inView: object.inView ?? LabelledFrame.isInView(object.box, visible: object.modal, calibration: calibration))
             }
         }
-        return LabelledFrame(name: frame.name, image: image, setup: setup, truth: truth, ignoredRegions: ignoredRegions, warnings: warnings)
+        return LabelledFrame(name: entry.name, image: image, setup: setup, truth: truth, ignoredRegions: ignoredRegions, warnings: warnings)
     }
 }

@@ -8,7 +8,7 @@ public struct LabelledFrame: Sendable {
     public var image: RGBImage
     public var setup: CameraSetup
     /// Vehicles in the detector's view, and the don't-care ones (out of view, or not a Safety40 class).
-    public var truth: FrameTruth
+    public var truth: GroundTruth
     /// Image regions (x1, y1, x2, y2; source pixels) whose detections count neither way: KITTI's
     /// `DontCare` regions without a 3-D box.
     public var ignoredRegions: [SIMD4<Double>]
@@ -52,7 +52,7 @@ public struct LabelledFrame: Sendable {
         let perCell = Safety40.anchorSizesPerCell * Safety40.anchorRotationsPerCell
         return stride(from: 0, to: AnchorGrid.anchors.count, by: perCell).compactMap { i in
             let cell = AnchorGrid.anchors[i]
-            var centre = Frames.gridToVehicle.apply(SIMD3(cell.x, cell.y, 0))
+            var centre = CoordinateFrames.gridToVehicle.apply(SIMD3(cell.x, cell.y, 0))
             centre.z = 0.75
             guard let p = calibration.sourcePoint(centre),
                   ignoredRegions.contains(where: { p.x >= $0.x && p.x <= $0.z && p.y >= $0.y && p.y <= $0.w }) else { return nil }

@@ -18,13 +18,13 @@ public enum NativeLabelsFile {
     /// Reads one labels file as ground truth.
     ///
     /// - Throws: `DriveError.unreadable` naming the file and the field (`vehicles[3].x`).
-    public static func read(path: String) throws(DriveError) -> FrameTruth {
+    public static func read(path: String) throws(DriveError) -> GroundTruth {
         guard let data = FileManager.default.contents(atPath: path),
               let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
               let vehicles = root["vehicles"] as? [[String: Any]] else {
             throw .unreadable(path: path, reason: "not a labels object with a 'vehicles' array")
         }
-        var truth = FrameTruth(vehicles: [])
+        var truth = GroundTruth(vehicles: [])
         for (i, v) in vehicles.enumerated() {
             func number(_ key: String) throws(DriveError) -> Double {
                 guard let n = v[key] as? NSNumber, n.doubleValue.isFinite else {

@@ -57,7 +57,7 @@ public struct FoxgloveEncoder: Sendable {
 
     /// The camera's optical frame (x right, y down, z forward) in the vehicle frame.
     static func cameraTransform(_ pose: MountPose, time: Foxglove.Time) -> Foxglove.FrameTransform {
-        let rotation = pose.vehicleToSensorRotation.transposed * Frames.sensorToImageAxes.transposed
+        let rotation = pose.vehicleToSensorRotation.transposed * CoordinateFrames.sensorToImageAxes.transposed
         let c = pose.cameraCentre
         return Foxglove.FrameTransform(
             timestamp: time, parentFrameId: "vehicle", childFrameId: "camera",

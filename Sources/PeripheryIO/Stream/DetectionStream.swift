@@ -36,7 +36,7 @@ public enum DetectionStream {
     /// Reads every non-empty line of `path`.
     ///
     /// - Throws: `DetectionStreamError` naming the file, or the line and field at fault.
-    public static func read(path: String) throws(DetectionStreamError) -> [RecordedFrame] {
+    public static func read(path: String) throws(DetectionStreamError) -> [TrackerInput] {
         switch FileBytes.read(path: path, limit: maxFileSize) {
         case let .success(data): return try parse(data, path: path)
         case let .failure(failure): throw .unreadable(path: path, reason: failure.description)
@@ -46,12 +46,12 @@ public enum DetectionStream {
     /// Parses a whole stream held in memory; `path` stands for the file in errors.
     ///
     /// - Throws: `DetectionStreamError` as `read(path:)`.
-    public static func parse(_ data: Data, path: String) throws(DetectionStreamError) -> [RecordedFrame] {
+    public static func parse(_ data: Data, path: String) throws(DetectionStreamError) -> [TrackerInput] {
         guard data.count <= maxFileSize else {
             throw .unreadable(path: path, reason: "\(data.count) bytes exceeds the \(maxFileSize)-byte limit")
         }
         guard let text = String(data: data, encoding: .utf8) else { throw .unreadable(path: path, reason: "not UTF-8") }
-        var frames: [RecordedFrame] = []
+        var frames: [TrackerInput] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
             guard !trimmed.isEmpty else { continue }
@@ -63,7 +63,7 @@ public enum DetectionStream {
     /// Parses one line; `location` (`path:line`) names it in errors.
     ///
     /// - Throws: `DetectionStreamError.invalidLine` naming the field at fault.
-    static func parseLine(_ line: Substring, at location: String) throws(DetectionStreamError) -> RecordedFrame {
+    static func parseLine(_ line: Substring, at location: String) throws(DetectionStreamError) -> TrackerInput {
         func fail(_ reason: String) -> DetectionStreamError { .invalidLine(location: location, reason: reason) }
         guard line.utf8.count <= maxLineLength else { throw fail("line longer than \(maxLineLength) bytes") }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
@@ -107,6 +107,6 @@ public enum DetectionStream {
                 yaw: try field("yaw"))
             detections.append(Detection(score: Float(score), label: Int(label), box: box, candidate: i))
         }
-        return RecordedFrame(t: t, ego: ego, detections: detections)
+        return TrackerInput(t: t, ego: ego, detections: detections)
     }
 }

@@ -193,7 +193,7 @@ public final class PerceptionEngine {
         }
         timings.inference = lap()
 
-        let (tracks, reset) = replay.step(RecordedFrame(t: frame.timestamp, ego: frame.ego, detections: detections))
+        let (tracks, reset) = replay.step(TrackerInput(t: frame.timestamp, ego: frame.ego, detections: detections))
         timings.track = lap()
         return PerceptionResult(
             detections: detections, tracks: tracks, calibration: calibration, rebuilt: rebuilt, trackerReset: reset,

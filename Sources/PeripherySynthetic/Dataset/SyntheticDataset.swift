@@ -16,7 +16,7 @@ import PeripheryIO
 /// `view_pixels` counts the visible pixels inside the focal-matched crop, the part of the frame the
 /// network is given, `view_truncation` the fraction of the box's projection outside it; `in_view`
 /// says whether the vehicle counts (`SyntheticLabel.isInView`). Vehicles not in view
-/// are read as don't-care truth (`FrameTruth`); labels without `in_view` count as in view. `periphery synth --kitti`
+/// are read as don't-care truth (`GroundTruth`); labels without `in_view` count as in view. `periphery synth --kitti`
 /// adds the KITTI layout (`KITTIObjectFormat`); a directory with only that layout and `calibration/`
 /// reads the same way.
 public struct SyntheticDataset: Sendable {
@@ -70,7 +70,7 @@ public struct SyntheticDataset: Sendable {
     /// Reads one frame's picture, calibration and ground truth.
     ///
     /// - Throws: the image, calibration or label error, naming the file and field.
-    public func read(index: Int) throws -> (image: RGBImage, setup: CameraSetup, truth: FrameTruth) {
+    public func read(index: Int) throws -> (image: RGBImage, setup: CameraSetup, truth: GroundTruth) {
         let kitti = isKITTI
         let image = try ImageFile.read(path: file(kitti ? "image_2" : "images", index, "png"))
         let setup = try CalibrationFile.load(path: file("calibration", index, "json"))

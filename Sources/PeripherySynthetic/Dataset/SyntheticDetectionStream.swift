@@ -32,7 +32,7 @@ package struct SyntheticDetectionStream: Sendable {
     private var vehicles: [Vehicle] = []
     private var t = 0.0
     private var index = 0
-    private var last: RecordedFrame?
+    private var last: TrackerInput?
 
     /// A stream from `seed`.
     package init(seed: UInt64, anomalyPeriod: Int = 997) {
@@ -42,7 +42,7 @@ package struct SyntheticDetectionStream: Sendable {
     }
 
     /// The next frame, and the anomaly it carries if any.
-    package mutating func next() -> (frame: RecordedFrame, anomaly: Anomaly?) {
+    package mutating func next() -> (frame: TrackerInput, anomaly: Anomaly?) {
         index += 1
         let anomaly = index % anomalyPeriod == 0
             ? Anomaly.allCases[(index / anomalyPeriod - 1) % Anomaly.allCases.count] : nil
@@ -74,7 +74,7 @@ package struct SyntheticDetectionStream: Sendable {
             let box = VehicleBox(x: x, y: y, z: 0.8, length: 4.4, width: 1.8, height: 1.5, yaw: rng.uniform(-3, 3))
             detections.append(Detection(score: 0.61, label: 0, box: box, candidate: detections.count))
         }
-        let frame = RecordedFrame(t: t, ego: ego, detections: detections)
+        let frame = TrackerInput(t: t, ego: ego, detections: detections)
         last = frame
         return (frame, anomaly)
     }

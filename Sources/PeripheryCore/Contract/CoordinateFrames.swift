@@ -4,7 +4,7 @@
 ///   z offset by the released virtual frame).
 /// - Vehicle / sensor: ISO 8855 — x forward, y left, z up, metres.
 /// - Image: x right, y down, z forward (optical).
-public enum Frames {
+public enum CoordinateFrames {
     /// Forward offset added to grid y to get vehicle x, metres.
     static let gridToVehicleForward = 0.944
     /// The released virtual frame's z offset added to grid z to get vehicle z, metres.

@@ -1,5 +1,5 @@
 /// The outcome of matching one frame: true-positive pairs and what stayed unmatched.
-public struct FrameMatch: Sendable, Hashable {
+public struct MatchOutcome: Sendable, Hashable {
     /// Matched pairs, in the order they were made (descending prediction score).
     public var pairs: [MatchedPair]
     /// Predictions that passed the filters but matched nothing, in descending score.
@@ -7,7 +7,7 @@ public struct FrameMatch: Sendable, Hashable {
     /// Ground-truth boxes that passed the filters but were not taken, in input order.
     public var unmatchedGroundTruth: [GroundTruthBox]
 
-    /// Creates a frame result from its parts.
+    /// Creates an outcome from its parts.
     public init(pairs: [MatchedPair], unmatchedPredictions: [Detection], unmatchedGroundTruth: [GroundTruthBox]) {
         self.pairs = pairs
         self.unmatchedPredictions = unmatchedPredictions
