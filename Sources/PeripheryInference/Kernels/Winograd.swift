@@ -19,6 +19,17 @@ struct WinogradConvolution: Sendable {
     /// Transformed tile edge (tile + kernel − 1).
     static let alpha = 6
 
+    /// Fewest 4×4 output tiles for which Winograd pays: on smaller maps the 36 GEMMs are too skinny,
+    /// and streaming the transformed weights (4× the direct ones: 38 MB for a 512→512 layer-4
+    /// convolution with its 8 tiles) costs more than the direct convolution's arithmetic.
+    static let minimumTiles = 16
+
+    /// Whether a convolution runs as Winograd: 3×3, stride 1 (so padding 1 and the output the size
+    /// of the input), on an output map of at least `minimumTiles` tiles.
+    static func suits(kernel: Int, stride: Int, outputHeight: Int, outputWidth: Int) -> Bool {
+        kernel == 3 && stride == 1 && ((outputHeight + tile - 1) / tile) * ((outputWidth + tile - 1) / tile) >= minimumTiles
+    }
+
     /// Transforms the weights of a 3×3, stride 1, padding 1 convolution.
     init(_ conv: Convolution) {
         precondition(conv.kernelSize == 3 && conv.stride == 1 && conv.padding == 1, "\(conv.name): Winograd needs 3×3/s1/p1")

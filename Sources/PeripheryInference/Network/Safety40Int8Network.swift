@@ -3,11 +3,12 @@ import Dispatch
 import PeripheryCore
 import PeripheryGeometry
 
-/// The Safety40 network in INT8 (docs/weights.md): uint8 NHWC activations, int8 weights packed
-/// for the CPU's instruction set, int32 accumulation and a float epilogue per convolution. Every
-/// point of `Safety40QuantizationGraph` has a buffer of its own in one byte arena, so no
-/// buffer's zero-point border is ever overwritten by a tensor with another zero point. The LUT
-/// gather copies quantized bytes (exact); the head writes floats, which the FP32 decoder reads.
+/// The Safety40 network in INT8 (docs/weights.md), the layers of `Safety40Graph` in execution
+/// order: uint8 NHWC activations, int8 weights packed for the CPU's instruction set, int32
+/// accumulation and a float epilogue per convolution. Every point of `Safety40QuantizationGraph`
+/// has a buffer of its own in one byte arena, so no buffer's zero-point border is ever overwritten
+/// by a tensor with another zero point. The LUT gather copies quantized bytes (exact); the head
+/// writes floats, which the FP32 decoder reads.
 ///
 /// Not thread-safe: one instance per thread.
 final class Safety40Int8Network: LayerProfiling {
@@ -27,131 +28,98 @@ final class Safety40Int8Network: LayerProfiling {
     private enum Step {
         case quantizeImage
         case convolution(Int8Convolution, input: Int8Tensor, output: Int8Output, residual: Int8Tensor?, relu: Bool, flops: Int)
-        case maxPool(Int8Tensor, into: Int8Tensor)
+        case maxPool(Int8Tensor, into: Int8Tensor, name: String)
         case addUpsampled(Int8Tensor, Int8Tensor, into: Int8Tensor, name: String)
         case resize(Int8Tensor, into: Int8Tensor, taps: PairedBilinearTaps, name: String)
     }
 
     init(weights: Safety40Int8Weights, blas: OpenBLAS, threads: Int, isa: Int8ISA) {
         self.isa = isa
-        let workers = max(1, threads)
-        let h = Safety40.inputHeight, w = Safety40.inputWidth, channels = Safety40Architecture.stageChannels
-        let names = Safety40Network.names, graph = Safety40QuantizationGraph.self
+        let workers = max(1, threads), graph = Safety40Graph.self, points = Safety40QuantizationGraph.self
+        func quantization(_ name: String) -> ActivationQuantization {
+            guard let point = points.point(of: name) else { preconditionFailure("\(name) is not quantized") }
+            return weights.activation(point)
+        }
 
-        // Geometry of every point: (height, width, channels).
-        var shapes: [String: (Int, Int, Int)] = [graph.image: (h, w, 4), "backbone.conv1": (h / 2, w / 2, 64)]
-        for (stage, block) in names.blocks.enumerated() {
-            let shape = (h / (4 << stage), w / (4 << stage), channels[stage])
-            for name in [block.conv1, block.conv2, block.conv3, block.conv4] + (block.downsample.map { [$0] } ?? []) { shapes[name] = shape }
-            shapes[names.laterals[stage]] = (shape.0, shape.1, 64)
-            if stage < 3 { shapes[graph.topDown(stage)] = (shape.0, shape.1, 64) }
-            if stage > 0 { shapes[names.outputs[stage]] = (shape.0, shape.1, 64) }
+        // Every layer with a byte output has a buffer of its own, except those written into a
+        // concat's slice; the head's convolutions and the output write floats.
+        let owned = graph.executionOrder.filter { layer in
+            layer.operation != .headOutput && !graph.isFusedIntoOutput(layer.name) && graph.concatSlice(of: layer.name) == nil
         }
-        shapes[graph.concat] = (h / 4, w / 4, 256)
-        shapes["neck_fuse_0"] = (Safety40.featureHeight, Safety40.featureWidth, Safety40.featureChannels)
-        let (gx, gy, hx, hy) = (Safety40.voxelCountX, Safety40.voxelCountY, Safety40.headCellsX, Safety40.headCellsY)
-        for name in ["neck_3d.fuse", "neck_3d.model.0.conv0.conv", "neck_3d.model.0.conv1.conv"] { shapes[name] = (gx, gy, 256) }
-        for name in ["1.conv", "2.conv0.conv", "2.conv1.conv", "3.conv", "4.conv0.conv", "4.conv1.conv", "5.conv"] {
-            shapes["neck_3d.model." + name] = (hx, hy, Safety40Architecture.bevChannels)
+        // Borders cover the widest padding of a convolution that reads the tensor (the image: the
+        // stem's 3); every other tensor keeps 1 for its 3×3 readers and the max pool. Channels are
+        // padded to a multiple of 4, as the kernels read them (the image's fourth holds the zero point).
+        func border(_ name: String) -> Int {
+            var border = 1
+            for reader in graph.readers(of: name) { border = max(border, reader.padding) }
+            return border
         }
-        let bevInputName = "neck_3d.space_to_channel"
-        shapes[bevInputName] = (gx, gy, 2 * Safety40.featureChannels)
-        // The image border covers the stem's 7×7 padding; everything else is read at most 3×3.
-        func border(_ point: String) -> Int { point == graph.image ? 3 : 1 }
-        // The pooled stem is the one tensor that is not a point of its own.
-        var bytes = ByteArena.bytes(height: h / 4, width: w / 4, channels: 64, border: 1)
-        for (point, s) in shapes { bytes += ByteArena.bytes(height: s.0, width: s.1, channels: s.2, border: border(point)) }
-        arena = ByteArena(capacity: bytes)
+        func channels(_ shape: LayerShape) -> Int { (shape.channels + 3) / 4 * 4 }
+        let arena = ByteArena(capacity: owned.reduce(0) { bytes, layer in
+            bytes + ByteArena.bytes(height: layer.shape.height, width: layer.shape.width, channels: channels(layer.shape), border: border(layer.name))
+        })
+        self.arena = arena
         var tensors: [String: Int8Tensor] = [:]
-        for point in shapes.keys.sorted() {
-            guard let s = shapes[point] else { continue }
-            let q = point == bevInputName ? weights.activation("neck_fuse_0") : weights.activation(point)
-            tensors[point] = arena.tensor(height: s.0, width: s.1, channels: s.2, border: border(point), quantization: q)
+        for layer in owned {
+            let s = layer.shape
+            tensors[layer.name] = arena.tensor(
+                height: s.height, width: s.width, channels: channels(s), border: border(layer.name), quantization: quantization(layer.name))
         }
-        func tensor(_ point: String) -> Int8Tensor {
-            guard let t = tensors[point] else { preconditionFailure("no INT8 buffer for \(point)") }
+        for layer in graph.executionOrder {
+            guard let slice = graph.concatSlice(of: layer.name), let whole = tensors[slice.concat.name] else { continue }
+            tensors[layer.name] = whole.channels(slice.channel ..< slice.channel + layer.shape.channels, quantization: whole.quantization)
+        }
+        func tensor(_ name: String) -> Int8Tensor {
+            guard let t = tensors[name] else { preconditionFailure("no INT8 buffer for \(name)") }
             return t
         }
-        imageTensor = tensor(graph.image)
-        featureTensor = tensor("neck_fuse_0")
-        bevInput = tensor(bevInputName)
-        let headChannels = Safety40.anchorsPerCell * (Safety40.classChannels + Safety40.boxCodeChannels + Safety40.directionChannels)
-        floats = TensorArena(capacity: hx * hy * headChannels + workers * (16 + TensorArena.alignment) + TensorArena.alignment)
-        headOutput = floats.take(hx * hy * headChannels)
+        imageTensor = tensor(graph.image.name)
+        featureTensor = tensor(graph.gather.inputs[0])
+        bevInput = tensor(graph.gather.name)
+        let output = graph.output, headChannels = output.shape.channels, headPixels = output.shape.plane
+        let floats = TensorArena(capacity: headPixels * headChannels + workers * (16 + TensorArena.alignment) + TensorArena.alignment)
+        let headOutput = floats.take(headPixels * headChannels)
+        (self.floats, self.headOutput) = (floats, headOutput)
         context = ComputeContext(blas: blas, threads: workers, arena: floats, scratchCount: 16)
 
-        func layer(_ name: String) -> Int8Convolution {
-            guard let input = graph.inputPoint[name] else { preconditionFailure("\(name) has no input point") }
-            return Int8Convolution(weights.convolution(name), isa: isa, input: weights.activation(input))
+        func convolution(_ conv: QuantizedConvolution, input: String, output: Int8Output, residual: String?, relu: Bool, pixels: Int) -> Step {
+            let c = Int8Convolution(conv, isa: isa, input: quantization(input))
+            let flops = 2 * c.outChannels * c.inChannels * c.kernelSize * c.kernelSize * pixels
+            return .convolution(c, input: tensor(input), output: output, residual: residual.map(tensor), relu: relu, flops: flops)
         }
-        func conv(_ name: String, _ input: Int8Tensor, _ output: Int8Tensor, residual: Int8Tensor? = nil, relu: Bool) -> Step {
-            let c = layer(name)
-            let flops = 2 * c.outChannels * c.inChannels * c.kernelSize * c.kernelSize * output.height * output.width
-            return .convolution(c, input: input, output: .quantized(output), residual: residual, relu: relu, flops: flops)
-        }
-        func conv(_ name: String, _ input: String, residual: String? = nil, relu: Bool) -> Step {
-            conv(name, tensor(input), tensor(name), residual: residual.map(tensor), relu: relu)
-        }
-
-        var backbone: [Step] = [.quantizeImage, conv("backbone.conv1", graph.image, relu: true)]
-        let stem = tensor("backbone.conv1")
-        // The pooled stem keeps the stem's quantization (a max commutes with it).
-        let pooled = arena.tensor(height: h / 4, width: w / 4, channels: 64, border: 1, quantization: stem.quantization)
-        backbone.append(.maxPool(stem, into: pooled))
-        var input = pooled
-        for block in names.blocks {
-            backbone.append(conv(block.conv1, input, tensor(block.conv1), relu: true))
-            var shortcut = input
-            if let downsample = block.downsample {
-                backbone.append(conv(downsample, input, tensor(downsample), relu: false))
-                shortcut = tensor(downsample)
+        func step(_ layer: Safety40Layer) -> Step? {
+            switch layer.operation {
+            case .image:
+                return .quantizeImage
+            case .convolution:
+                // The head's convolutions run as the output layer's one GEMM.
+                if graph.isFusedIntoOutput(layer.name) { return nil }
+                return convolution(weights.convolution(layer.name), input: layer.inputs[0], output: .quantized(tensor(layer.name)),
+                                   residual: layer.residual, relu: layer.relu, pixels: layer.shape.plane)
+            case .maxPool:
+                return .maxPool(tensor(layer.inputs[0]), into: tensor(layer.name), name: layer.name)
+            case .addUpsampled:
+                return .addUpsampled(tensor(layer.inputs[0]), tensor(layer.inputs[1]), into: tensor(layer.name), name: layer.name)
+            case .resize:
+                let source = tensor(layer.inputs[0]), target = tensor(layer.name)
+                let taps = PairedBilinearTaps(
+                    rows: BilinearTaps(source: source.height, target: target.height),
+                    columns: BilinearTaps(source: source.width, target: target.width))
+                return .resize(source, into: target, taps: taps, name: layer.name)
+            case .concat, .bevGather:
+                // A concat's inputs wrote its slices; the gather runs between the passes (`gather`).
+                return nil
+            case .headOutput:
+                let parts = layer.inputs.map(weights.convolution)
+                guard let first = parts.first, let input = graph.layer(first.name).inputs.first else { preconditionFailure("\(layer.name): no input") }
+                let fused = QuantizedConvolution(
+                    name: layer.name, inChannels: first.inChannels, outChannels: headChannels, kernelSize: 1, stride: 1, padding: 0,
+                    weights: parts.flatMap(\.weights), weightScales: parts.flatMap(\.weightScales), bias: parts.flatMap(\.bias))
+                return convolution(fused, input: input, output: .floats(headOutput, stride: headChannels), residual: nil, relu: false,
+                                   pixels: headPixels)
             }
-            backbone.append(conv(block.conv2, tensor(block.conv1), tensor(block.conv2), residual: shortcut, relu: true))
-            backbone.append(conv(block.conv3, block.conv2, relu: true))
-            backbone.append(conv(block.conv4, block.conv3, residual: block.conv2, relu: true))
-            input = tensor(block.conv4)
         }
-        for i in 0..<4 { backbone.append(conv(names.laterals[i], names.blocks[i].conv4, relu: false)) }
-        for i in stride(from: 3, to: 0, by: -1) {
-            let upper = i == 3 ? tensor(names.laterals[3]) : tensor(graph.topDown(i))
-            backbone.append(.addUpsampled(tensor(names.laterals[i - 1]), upper, into: tensor(graph.topDown(i - 1)), name: "fpn.top_down.\(i)"))
-        }
-        let concat = tensor(graph.concat)
-        backbone.append(conv(names.outputs[0], tensor(graph.topDown(0)), concat.channels(0..<64, quantization: concat.quantization), relu: false))
-        for i in 1..<4 {
-            let source = i == 3 ? names.laterals[3] : graph.topDown(i)
-            backbone.append(conv(names.outputs[i], source, relu: false))
-            let pyramid = tensor(names.outputs[i])
-            let slice = concat.channels(64 * i ..< 64 * (i + 1), quantization: concat.quantization)
-            let taps = PairedBilinearTaps(
-                rows: BilinearTaps(source: pyramid.height, target: concat.height),
-                columns: BilinearTaps(source: pyramid.width, target: concat.width))
-            backbone.append(.resize(pyramid, into: slice, taps: taps, name: "fuse.bilinear.\(i)"))
-        }
-        backbone.append(conv("neck_fuse_0", graph.concat, relu: false))
-
-        var head: [Step] = [conv("neck_3d.fuse", bevInput, tensor("neck_3d.fuse"), relu: false)]
-        head.append(conv("neck_3d.model.0.conv0.conv", "neck_3d.fuse", relu: true))
-        head.append(conv("neck_3d.model.0.conv1.conv", "neck_3d.model.0.conv0.conv", residual: "neck_3d.fuse", relu: true))
-        head.append(conv("neck_3d.model.1.conv", "neck_3d.model.0.conv1.conv", relu: true))
-        head.append(conv("neck_3d.model.2.conv0.conv", "neck_3d.model.1.conv", relu: true))
-        head.append(conv("neck_3d.model.2.conv1.conv", "neck_3d.model.2.conv0.conv", residual: "neck_3d.model.1.conv", relu: true))
-        head.append(conv("neck_3d.model.3.conv", "neck_3d.model.2.conv1.conv", relu: true))
-        head.append(conv("neck_3d.model.4.conv0.conv", "neck_3d.model.3.conv", relu: true))
-        head.append(conv("neck_3d.model.4.conv1.conv", "neck_3d.model.4.conv0.conv", residual: "neck_3d.model.3.conv", relu: true))
-        head.append(conv("neck_3d.model.5.conv", "neck_3d.model.4.conv1.conv", relu: true))
-        // The three anchor-head convolutions as one, its float output candidate-major.
-        let cls = weights.convolution("bbox_head.conv_cls"), reg = weights.convolution("bbox_head.conv_reg")
-        let dir = weights.convolution("bbox_head.conv_dir_cls")
-        let fused = QuantizedConvolution(
-            name: "bbox_head", inChannels: cls.inChannels, outChannels: headChannels, kernelSize: 1, stride: 1, padding: 0,
-            weights: cls.weights + reg.weights + dir.weights, weightScales: cls.weightScales + reg.weightScales + dir.weightScales,
-            bias: cls.bias + reg.bias + dir.bias)
-        let headConv = Int8Convolution(fused, isa: isa, input: weights.activation("neck_3d.model.5.conv"))
-        head.append(.convolution(
-            headConv, input: tensor("neck_3d.model.5.conv"), output: .floats(headOutput, stride: headChannels), residual: nil,
-            relu: false, flops: 2 * headChannels * cls.inChannels * hx * hy))
-        steps = (backbone, head)
+        steps = (graph.halves.backbone.compactMap(step), graph.halves.head.compactMap(step))
     }
 
     /// Features `[64, 64, 128]` of the last pass, dequantized.
@@ -214,12 +182,12 @@ final class Safety40Int8Network: LayerProfiling {
             }
         case let .convolution(conv, input, output, residual, relu, flops):
             timed(conv.name, flops: flops) { context.convolve(conv, input, into: output, residual: residual, relu: relu) }
-        case let .maxPool(input, output):
+        case let .maxPool(input, output, name):
             struct Job: RangeJob {
                 let input: pq_tensor, output: pq_tensor
                 func run(worker: Int, range: Range<Int>) { pq_max_pool_3x3s2(input, output, Int32(range.lowerBound), Int32(range.upperBound)) }
             }
-            timed("maxpool") { context.parallelRanges(output.height, Job(input: input.view, output: output.view)) }
+            timed(name) { context.parallelRanges(output.height, Job(input: input.view, output: output.view)) }
         case let .addUpsampled(a, b, output, name):
             struct Job: RangeJob {
                 let a: Int8Tensor, b: Int8Tensor, output: Int8Tensor

@@ -32,8 +32,8 @@ extension LayerProfiling {
 }
 
 /// The Safety40 network on one preallocated arena: image → features (backbone, FPN, fuse) and
-/// volume → candidate-major head outputs (BEV neck, anchor head). The LUT gather between the two
-/// halves belongs to the caller.
+/// volume → candidate-major head outputs (BEV neck, anchor head), each half the layers of
+/// `Safety40Graph` in execution order. The LUT gather between the two halves belongs to the caller.
 ///
 /// Not thread-safe: one instance per thread (the weights it was built from can be shared).
 final class Safety40Network: LayerProfiling {
@@ -45,27 +45,50 @@ final class Safety40Network: LayerProfiling {
         case winograd(WinogradConvolution, flops: Int)
     }
 
+    /// What one layer of a pass runs, resolved at construction so that a pass looks nothing up.
+    private enum Operation {
+        /// Nothing: the caller wrote the image; a concat's inputs wrote its slices.
+        case none
+        /// A convolution with its epilogue (bias, residual, ReLU).
+        case convolution(Layer, input: Tensor, output: Tensor, epilogue: Epilogue)
+        /// The stem's 3×3 stride-2 max pool.
+        case maxPool(Tensor, into: Tensor)
+        /// Adds the first tensor upsampled into the second, in place.
+        case addUpsampled(Tensor, into: Tensor)
+        /// A bilinear resize into a concat's slice.
+        case resize(Tensor, into: Tensor, taps: BilinearResizeTaps)
+        /// The caller's gathered `volume` → the BEV neck's input.
+        case spaceToChannel(into: Tensor)
+        /// The fused head convolutions, written candidate-major into `headOutput`.
+        case head(Convolution, input: Tensor)
+    }
+
+    /// One layer of a pass.
+    private struct Step {
+        /// The layer's name, for profiles.
+        let name: String
+        let operation: Operation
+        /// Floating-point operations, for profiles.
+        let flops: Int
+        /// The quantization point the output is written under and the tensor, for the observer.
+        let observed: (point: String, tensor: Tensor)?
+    }
+
     let context: ComputeContext
     private let arena: TensorArena
-    /// Every convolution by checkpoint name; 3×3 stride-1 ones only in their Winograd form.
-    private let layers: [String: Layer]
-    /// The three head convolutions fused into one candidate-major GEMM.
-    private let head: Convolution
+    private let steps: (backbone: [Step], head: [Step])
     /// Winograd scratch: transformed inputs and the 36 GEMM products, one pair per worker, each set
     /// contiguous so that a layer without blocks uses it whole from its first pointer.
     private let winogradInput: [UnsafeMutablePointer<Float>], winogradProducts: [UnsafeMutablePointer<Float>]
-    private let buffers: Buffers
-    /// Taps of the three bilinear resizes of the fuse (pyramid levels 1–3 into the concat).
-    private let fuseTaps: [BilinearResizeTaps]
 
     /// `[3, 256, 512]` normalised planar RGB input.
-    var image: Tensor { buffers.image }
+    let image: Tensor
     /// `[64, 64, 128]` output of the backbone half.
-    var features: Tensor { buffers.features }
+    let features: Tensor
     /// `[64, 6560]` BEV volume, input of the head half.
-    var volume: Tensor { buffers.volume }
+    let volume: Tensor
     /// `[840, 120]` candidate-major head outputs: per pixel 32 class, 72 box and 16 direction values.
-    var headOutput: UnsafeMutablePointer<Float> { buffers.headOutput.data }
+    let headOutput: UnsafeMutablePointer<Float>
 
     /// Per-worker im2col scratch, floats.
     static let scratchPerWorker = 1 << 20
@@ -78,15 +101,19 @@ final class Safety40Network: LayerProfiling {
     var observer: ((String, Tensor) -> Void)?
 
     init(weights: Safety40Weights, blas: OpenBLAS, threads: Int) {
-        let workers = max(1, threads)
-        var layers: [String: Layer] = [:]
-        // Winograd scratch: a layer run in blocks needs one block's buffers per worker; a layer run
+        let workers = max(1, threads), graph = Safety40Graph.self, alignment = TensorArena.alignment
+        // Convolutions in the form they run: 3×3 stride-1 ones on maps large enough, as Winograd.
+        // Its scratch: a layer run in blocks needs one block's buffers per worker; a layer run
         // without blocks needs one buffer for the whole map, which is all workers' buffers together
         // (they are laid out contiguously), so that it costs no memory of its own.
+        var layers: [String: Layer] = [:]
         var blockInput = 0, blockProducts = 0, wholeInput = 0, wholeProducts = 0
-        for (name, conv) in weights.convolutions {
-            guard let size = Safety40Network.winogradMapSize[name] else {
-                layers[name] = .direct(conv)
+        for layer in graph.executionOrder {
+            guard let spec = layer.convolution, !graph.isFusedIntoOutput(layer.name) else { continue }
+            let conv = weights.convolution(layer.name), size = layer.shape
+            guard WinogradConvolution.suits(kernel: spec.kernel, stride: spec.stride, outputHeight: size.height, outputWidth: size.width)
+            else {
+                layers[layer.name] = .direct(conv)
                 continue
             }
             let plan = WinogradPlan(height: size.height, width: size.width, threads: workers)
@@ -96,192 +123,185 @@ final class Safety40Network: LayerProfiling {
             } else {
                 (wholeInput, wholeProducts) = (max(wholeInput, input), max(wholeProducts, products))
             }
-            layers[name] = .winograd(WinogradConvolution(conv), flops: 2 * conv.outChannels * conv.reduction * size.height * size.width)
+            layers[layer.name] = .winograd(WinogradConvolution(conv), flops: 2 * conv.outChannels * conv.reduction * size.plane)
         }
-        self.layers = layers
-        let cls = weights.convolution("bbox_head.conv_cls"), reg = weights.convolution("bbox_head.conv_reg")
-        let dir = weights.convolution("bbox_head.conv_dir_cls")
-        head = Convolution(
-            name: "bbox_head", inChannels: cls.inChannels, outChannels: cls.outChannels + reg.outChannels + dir.outChannels,
-            kernelSize: 1, stride: 1, padding: 0, weights: cls.weights + reg.weights + dir.weights,
-            bias: cls.bias + reg.bias + dir.bias)
-
-        // Size the arena by laying the buffers out once without memory, then for real.
-        var activations = 0
-        let placeholder = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-        _ = Buffers { count in
-            activations += count + TensorArena.alignment
-            return placeholder
-        }
-        placeholder.deallocate()
         func perWorker(_ block: Int, _ whole: Int) -> Int {
             let count = max(block, (whole + workers - 1) / workers)
-            return (count + TensorArena.alignment - 1) / TensorArena.alignment * TensorArena.alignment
+            return (count + alignment - 1) / alignment * alignment
         }
         let inputPerWorker = perWorker(blockInput, wholeInput), productsPerWorker = perWorker(blockProducts, wholeProducts)
-        arena = TensorArena(capacity: activations + workers * (Safety40Network.scratchPerWorker + TensorArena.alignment)
-            + workers * (inputPerWorker + productsPerWorker) + 2 * TensorArena.alignment)
-        buffers = Buffers(allocate: arena.take)
-        fuseTaps = (1..<4).map { [buffers] i in BilinearResizeTaps(source: buffers.pyramid[i], target: buffers.concat) }
+
+        // The caller writes the image and reads the features, volume and head outputs between
+        // passes, so those never share a buffer.
+        let plan = ActivationPlan(pinned: [graph.image.name, graph.gather.inputs[0], graph.output.name])
+        let volumeCount = Safety40.featureChannels * Safety40.voxelCount
+        let arena = TensorArena(capacity: plan.slots.reduce(0) { $0 + $1 + alignment } + volumeCount + alignment
+            + workers * (Safety40Network.scratchPerWorker + alignment) + workers * (inputPerWorker + productsPerWorker) + 2 * alignment)
+        self.arena = arena
+        let slots = plan.slots.map(arena.take)
+        func tensor(_ name: String) -> Tensor {
+            guard let place = plan.places[name] else { preconditionFailure("\(name) has no FP32 buffer") }
+            let shape = graph.layer(name).shape
+            return Tensor(data: slots[place.slot] + place.channel * shape.plane, channels: shape.channels, height: shape.height, width: shape.width)
+        }
+        image = tensor(graph.image.name)
+        features = tensor(graph.gather.inputs[0])
+        volume = Tensor(data: arena.take(volumeCount), channels: Safety40.featureChannels, height: 1, width: Safety40.voxelCount)
+        headOutput = tensor(graph.output.name).data
         let input = arena.take(workers * inputPerWorker), products = arena.take(workers * productsPerWorker)
         winogradInput = (0..<workers).map { input + $0 * inputPerWorker }
         winogradProducts = (0..<workers).map { products + $0 * productsPerWorker }
         context = ComputeContext(blas: blas, threads: workers, arena: arena, scratchCount: Safety40Network.scratchPerWorker)
+
+        func step(_ layer: Safety40Layer) -> Step? {
+            // The head's convolutions run as the output layer's one GEMM.
+            if graph.isFusedIntoOutput(layer.name) { return nil }
+            let output = tensor(layer.name)
+            let operation: Operation, flops: Int
+            switch layer.operation {
+            case .image, .concat:
+                (operation, flops) = (.none, 0)
+            case .convolution:
+                guard let conv = layers[layer.name] else { preconditionFailure("no convolution \(layer.name)") }
+                let epilogue = Epilogue(residual: layer.residual.map(tensor), relu: layer.relu)
+                operation = .convolution(conv, input: tensor(layer.inputs[0]), output: output, epilogue: epilogue)
+                switch conv {
+                case let .direct(conv): flops = 2 * conv.outChannels * conv.reduction * output.plane
+                case let .winograd(_, winogradFlops): flops = winogradFlops
+                }
+            case .maxPool:
+                (operation, flops) = (.maxPool(tensor(layer.inputs[0]), into: output), 0)
+            case .addUpsampled:
+                let sum = tensor(layer.inputs[0])
+                precondition(sum.data == output.data, "\(layer.name): the FP32 add runs in place")
+                (operation, flops) = (.addUpsampled(tensor(layer.inputs[1]), into: sum), 0)
+            case .resize:
+                let source = tensor(layer.inputs[0])
+                (operation, flops) = (.resize(source, into: output, taps: BilinearResizeTaps(source: source, target: output)), 0)
+            case .bevGather:
+                (operation, flops) = (.spaceToChannel(into: output), 0)
+            case .headOutput:
+                let parts = layer.inputs.map(weights.convolution)
+                guard let first = parts.first, let source = graph.layer(first.name).inputs.first else { preconditionFailure("\(layer.name): no input") }
+                let head = Convolution(
+                    name: layer.name, inChannels: first.inChannels, outChannels: layer.shape.channels, kernelSize: 1, stride: 1, padding: 0,
+                    weights: parts.flatMap(\.weights), bias: parts.flatMap(\.bias))
+                let input = tensor(source)
+                (operation, flops) = (.head(head, input: input), 2 * head.outChannels * head.inChannels * input.plane)
+            }
+            let observed: (point: String, tensor: Tensor)? = Safety40QuantizationGraph.point(of: layer.name) == layer.name ? (layer.name, output) : nil
+            return Step(name: layer.name, operation: operation, flops: flops, observed: observed)
+        }
+        steps = (graph.halves.backbone.compactMap(step), graph.halves.head.compactMap(step))
     }
 
     /// `image` → `features`: ResNet-18, FPN, bilinear fuse.
     func runBackbone() {
-        let b = buffers, names = Safety40Network.names
-        observer?(Safety40QuantizationGraph.image, b.image)
-        run("backbone.conv1", b.image, b.stem, relu: true)
-        timed("maxpool") { context.maxPool3x3Stride2(b.stem, into: b.pooled) }
-        var input = b.pooled
-        for (stage, block) in zip(b.stages, names.blocks) {
-            // Block 0 (stride 2 with a downsampled shortcut in stages 2–4), then block 1.
-            run(block.conv1, input, stage.temporary, relu: true)
-            var shortcut = input
-            if let downsampled = stage.shortcut, let downsample = block.downsample {
-                run(downsample, input, downsampled, relu: false)
-                shortcut = downsampled
-            }
-            run(block.conv2, stage.temporary, stage.block0, residual: shortcut, relu: true)
-            run(block.conv3, stage.block0, stage.temporary, relu: true)
-            run(block.conv4, stage.temporary, stage.block1, residual: stage.block0, relu: true)
-            input = stage.block1
-        }
-        for i in 0..<4 { run(names.laterals[i], b.stages[i].block1, b.laterals[i], relu: false) }
-        timed("fpn.top_down") {
-            for i in stride(from: 3, to: 0, by: -1) { context.addNearestUpsampled(b.laterals[i], into: b.laterals[i - 1]) }
-        }
-        if let observer { for i in 0..<3 { observer(Safety40QuantizationGraph.topDown(i), b.laterals[i]) } }
-        // P0 goes straight into its concat slice; P1…P3 are resized into theirs.
-        run(names.outputs[0], b.laterals[0], b.concat.channels(0..<64), relu: false)
-        for i in 1..<4 {
-            run(names.outputs[i], b.laterals[i], b.pyramid[i], relu: false)
-            timed("fuse.bilinear.\(i)") {
-                context.resizeBilinear(b.pyramid[i], into: b.concat.channels(64 * i ..< 64 * (i + 1)), taps: fuseTaps[i - 1])
-            }
-        }
-        observer?(Safety40QuantizationGraph.concat, b.concat)
-        run("neck_fuse_0", b.concat, b.features, relu: false)
+        for step in steps.backbone { run(step) }
     }
 
     /// `volume` → `headOutput`: space-to-channel, BEV neck, fused anchor head.
     func runHead() {
-        let b = buffers
-        timed("neck_3d.space_to_channel") {
-            context.spaceToChannel(volume: b.volume.data, channels: 64, depth: Safety40.voxelCountZ, into: b.bevInput)
-        }
-        run("neck_3d.fuse", b.bevInput, b.bevFused, relu: false)
-        run("neck_3d.model.0.conv0.conv", b.bevFused, b.bevTemporary, relu: true)
-        run("neck_3d.model.0.conv1.conv", b.bevTemporary, b.bevBlock, residual: b.bevFused, relu: true)
-        run("neck_3d.model.1.conv", b.bevBlock, b.bev[0], relu: true)
-        run("neck_3d.model.2.conv0.conv", b.bev[0], b.bev[3], relu: true)
-        run("neck_3d.model.2.conv1.conv", b.bev[3], b.bev[1], residual: b.bev[0], relu: true)
-        run("neck_3d.model.3.conv", b.bev[1], b.bev[2], relu: true)
-        run("neck_3d.model.4.conv0.conv", b.bev[2], b.bev[3], relu: true)
-        run("neck_3d.model.4.conv1.conv", b.bev[3], b.bev[0], residual: b.bev[2], relu: true)
-        run("neck_3d.model.5.conv", b.bev[0], b.bev[1], relu: true)
-        timed("bbox_head", flops: 2 * head.outChannels * head.inChannels * b.bev[1].plane) {
-            context.pointwiseTransposed(head, b.bev[1], into: b.headOutput.data)
-        }
+        for step in steps.head { run(step) }
     }
 
-    private func run(_ name: String, _ input: Tensor, _ output: Tensor, residual: Tensor? = nil, relu: Bool) {
-        guard let layer = layers[name] else { preconditionFailure("no convolution \(name) in Safety40Architecture") }
-        let epilogue = Epilogue(residual: residual, relu: relu)
-        switch layer {
-        case let .direct(conv):
-            timed(name, flops: 2 * conv.outChannels * conv.reduction * output.plane) {
-                context.convolve(conv, input, into: output, epilogue)
-            }
-        case let .winograd(conv, flops):
-            timed(name, flops: flops) {
+    private func run(_ step: Step) {
+        switch step.operation {
+        case .none:
+            break
+        case let .convolution(.direct(conv), input, output, epilogue):
+            timed(step.name, flops: step.flops) { context.convolve(conv, input, into: output, epilogue) }
+        case let .convolution(.winograd(conv, _), input, output, epilogue):
+            timed(step.name, flops: step.flops) {
                 context.convolve(conv, input, into: output, epilogue, transformed: winogradInput, products: winogradProducts)
             }
+        case let .maxPool(input, output):
+            timed(step.name) { context.maxPool3x3Stride2(input, into: output) }
+        case let .addUpsampled(source, target):
+            timed(step.name) { context.addNearestUpsampled(source, into: target) }
+        case let .resize(source, target, taps):
+            timed(step.name) { context.resizeBilinear(source, into: target, taps: taps) }
+        case let .spaceToChannel(output):
+            timed(step.name) {
+                context.spaceToChannel(volume: volume.data, channels: volume.channels, depth: output.channels / volume.channels, into: output)
+            }
+        case let .head(conv, input):
+            timed(step.name, flops: step.flops) { context.pointwiseTransposed(conv, input, into: headOutput) }
         }
-        if let observer, let point = Safety40QuantizationGraph.outputPoint(of: name), point == name { observer(point, output) }
+        if let observer, let observed = step.observed { observer(observed.point, observed.tensor) }
     }
 }
 
-extension Safety40Network {
-    /// Layer names the passes use, built once so that a pass allocates no strings.
-    struct Names {
-        /// Per ResNet stage: block 0 conv1, conv2, downsample; block 1 conv1 (`conv3`) and conv2 (`conv4`).
-        let blocks: [(conv1: String, conv2: String, downsample: String?, conv3: String, conv4: String)]
-        let laterals: [String]
-        let outputs: [String]
+/// Where each layer's FP32 output lives: buffers ("slots") of the arena, each reused once the last
+/// reader of the layer that held it has run, so that a pass needs far fewer buffers than layers.
+///
+/// A concat's inputs are written into its slices; an FPN sum runs in place on its first input
+/// (whose last reader it is); the head's convolutions have no output of their own (the output
+/// layer reads their input). Pinned layers get a slot of their own, never reused.
+private struct ActivationPlan {
+    /// Floats of each slot.
+    private(set) var slots: [Int] = []
+    /// Per layer: its slot, and its first channel there (nonzero in a concat's slice).
+    private(set) var places: [String: (slot: Int, channel: Int)] = [:]
+
+    init(pinned: Set<String>) {
+        let graph = Safety40Graph.self, order = graph.executionOrder
+        /// What a layer reads: the output layer reads the input of the convolutions it fuses.
+        func reads(_ layer: Safety40Layer) -> [String] {
+            if graph.isFusedIntoOutput(layer.name) { return [] }
+            if layer.operation == .headOutput { return layer.inputs.flatMap { graph.layer($0).inputs } }
+            return layer.inputs + (layer.residual.map { [$0] } ?? [])
+        }
+        var lastRead: [String: Int] = [:]
+        for (i, layer) in order.enumerated() { for name in reads(layer) { lastRead[name] = i } }
+        var free: [Int] = [], owner: [String: Int] = [:]
+        for (i, layer) in order.enumerated() where !graph.isFusedIntoOutput(layer.name) {
+            if case let (concat, channel)? = graph.concatSlice(of: layer.name) {
+                // The concat's slot opens with its first input and lives until its last reader.
+                let slot: Int
+                if let placed = places[concat.name] {
+                    slot = placed.slot
+                } else {
+                    slot = place(concat, free: &free)
+                    owner[concat.name] = slot
+                }
+                places[layer.name] = (slot, channel)
+            } else if places[layer.name] == nil, pinned.contains(layer.name) {
+                slots.append(layer.shape.count)
+                places[layer.name] = (slots.count - 1, 0)
+            } else if places[layer.name] == nil, layer.operation == .addUpsampled {
+                // The FP32 kernel adds into its first input, which must have no reader after it.
+                let sum = layer.inputs[0]
+                guard lastRead[sum] == i, let slot = owner.removeValue(forKey: sum) else {
+                    preconditionFailure("\(layer.name): \(sum) is read after the in-place add")
+                }
+                places[layer.name] = (slot, 0)
+                owner[layer.name] = slot
+            } else if places[layer.name] == nil {
+                owner[layer.name] = place(layer, free: &free)
+            }
+            // In reading order, so that the plan is the same in every process (a name read twice
+            // is freed once: its owner is gone the second time).
+            for name in reads(layer) where lastRead[name] == i && !pinned.contains(name) {
+                if let slot = owner.removeValue(forKey: name) { free.append(slot) }
+            }
+        }
     }
 
-    static let names = Names(
-        blocks: (1...4).map { stage in
-            let prefix = "backbone.layer\(stage)."
-            return (prefix + "0.conv1", prefix + "0.conv2", stage > 1 ? prefix + "0.downsample.0" : nil,
-                    prefix + "1.conv1", prefix + "1.conv2")
-        },
-        laterals: (0..<4).map { "neck.lateral_convs.\($0).conv" },
-        outputs: (0..<4).map { "neck.fpn_convs.\($0).conv" })
-
-    /// Fewest 4×4 output tiles for which Winograd pays: on smaller maps the 36 GEMMs are too skinny,
-    /// and streaming the transformed weights (4× the direct ones: 38 MB for a 512→512 layer-4
-    /// convolution with its 8 tiles) costs more than the direct convolution's arithmetic.
-    static let winogradMinimumTiles = 16
-
-    /// Map size of each 3×3 stride-1 convolution (they keep their input size) that runs as Winograd.
-    static let winogradMapSize: [String: (height: Int, width: Int)] = {
-        var sizes: [String: (height: Int, width: Int)] = [:]
-        let h = Safety40.inputHeight, w = Safety40.inputWidth
-        for (stage, block) in names.blocks.enumerated() {
-            let size = (height: h / (4 << stage), width: w / (4 << stage))
-            guard ((size.height + 3) / 4) * ((size.width + 3) / 4) >= winogradMinimumTiles else { continue }
-            for name in [block.conv2, block.conv3, block.conv4] + (stage == 0 ? [block.conv1] : []) { sizes[name] = size }
-            sizes[names.outputs[stage]] = size
+    /// Places `layer` in the smallest free slot that holds it, else grows the largest free slot,
+    /// else opens a new one; returns the slot.
+    private mutating func place(_ layer: Safety40Layer, free: inout [Int]) -> Int {
+        let count = layer.shape.count
+        let fitting = free.indices.filter { slots[free[$0]] >= count }.min { slots[free[$0]] < slots[free[$1]] }
+        let slot: Int
+        if let index = fitting ?? free.indices.max(by: { slots[free[$0]] < slots[free[$1]] }) {
+            slot = free.remove(at: index)
+            slots[slot] = max(slots[slot], count)
+        } else {
+            slots.append(count)
+            slot = slots.count - 1
         }
-        sizes["neck_fuse_0"] = (h / 4, w / 4)
-        for name in ["0.conv0.conv", "0.conv1.conv"] { sizes["neck_3d.model." + name] = (41, 80) }
-        for name in ["2.conv0.conv", "2.conv1.conv", "3.conv", "4.conv0.conv", "4.conv1.conv", "5.conv"] {
-            sizes["neck_3d.model." + name] = (21, 40)
-        }
-        return sizes
-    }()
-
-    /// Every activation of one pass, laid out by an allocator (the arena, or a counter when sizing it).
-    struct Buffers {
-        let image, stem, pooled: Tensor
-        /// Per ResNet stage: block outputs, the conv1 temporary and the downsampled shortcut.
-        let stages: [(block0: Tensor, block1: Tensor, temporary: Tensor, shortcut: Tensor?)]
-        let laterals, pyramid: [Tensor]
-        let concat, features, volume: Tensor
-        let bevInput, bevFused, bevTemporary, bevBlock: Tensor
-        /// Four `[192, 21, 40]` maps the BEV neck cycles through.
-        let bev: [Tensor]
-        let headOutput: Tensor
-
-        init(allocate: (Int) -> UnsafeMutablePointer<Float>) {
-            func tensor(_ c: Int, _ h: Int, _ w: Int) -> Tensor {
-                Tensor(data: allocate(c * h * w), channels: c, height: h, width: w)
-            }
-            let h = Safety40.inputHeight, w = Safety40.inputWidth, channels = Safety40Architecture.stageChannels
-            let (gx, gy) = (Safety40.voxelCountX, Safety40.voxelCountY)
-            let (hx, hy) = (Safety40.headCellsX, Safety40.headCellsY)
-            image = tensor(3, h, w)
-            stem = tensor(64, h / 2, w / 2)
-            pooled = tensor(64, h / 4, w / 4)
-            stages = (0..<4).map { i in
-                let (c, sh, sw) = (channels[i], h / (4 << i), w / (4 << i))
-                return (tensor(c, sh, sw), tensor(c, sh, sw), tensor(c, sh, sw), i > 0 ? tensor(c, sh, sw) : nil)
-            }
-            laterals = (0..<4).map { i in tensor(64, h / (4 << i), w / (4 << i)) }
-            pyramid = (0..<4).map { i in tensor(64, h / (4 << i), w / (4 << i)) }
-            concat = tensor(256, h / 4, w / 4)
-            features = tensor(Safety40.featureChannels, Safety40.featureHeight, Safety40.featureWidth)
-            volume = tensor(Safety40.featureChannels, 1, Safety40.voxelCount)
-            bevInput = tensor(2 * Safety40.featureChannels, gx, gy)
-            bevFused = tensor(256, gx, gy)
-            bevTemporary = tensor(256, gx, gy)
-            bevBlock = tensor(256, gx, gy)
-            bev = (0..<4).map { _ in tensor(Safety40Architecture.bevChannels, hx, hy) }
-            headOutput = tensor(hx * hy, 1, Safety40.anchorsPerCell * (Safety40.classChannels + Safety40.boxCodeChannels + Safety40.directionChannels))
-        }
+        places[layer.name] = (slot, 0)
+        return slot
     }
 }

@@ -1,63 +1,46 @@
 /// Where the INT8 network quantizes its activations: one per-tensor (scale, zero point) per
-/// *point*, named after the convolution that writes the tensor, plus the network input, the FPN
-/// top-down sums and the fuse's concat.
+/// *point*, named after the layer of `Safety40Graph` that writes the tensor: the image, every
+/// convolution but the head's, the FPN top-down sums and the fuse's concat.
 ///
 /// The quantizer observes these points in the FP32 network and the INT8 network reads every
-/// tensor with the parameters of the point that wrote it, so both must agree on this one table.
+/// tensor with the parameters of the point that wrote it, so both read them from here.
 enum Safety40QuantizationGraph {
-    /// The normalised input image.
-    static let image = "image"
-    /// The concat of the four resized FPN outputs that `neck_fuse_0` reads: one point, because
-    /// a convolution reads its whole input with one scale. FPN output 0 is written straight into it.
-    static let concat = "neck.concat"
-    /// Lateral `i` after the top-down add of the level above (`i` in 0..<3; lateral 3 has none).
-    static func topDown(_ i: Int) -> String { "neck.top_down.\(i)" }
+    /// The point a layer's output is quantized under, `nil` for the float head outputs:
+    /// - a layer written into a concat's slice takes the concat's point, because a convolution
+    ///   reads its whole input with one scale;
+    /// - a max pool and the BEV gather keep their input's (a max commutes with the quantization,
+    ///   the gather copies bytes);
+    /// - the head's convolutions and the output are floats;
+    /// - every other layer is a point of its own.
+    static func point(of layer: String) -> String? { layerPoints[layer] }
 
-    /// The anchor-head convolutions: their outputs are the float head outputs, not quantized.
-    static let headConvolutions: Set<String> = ["bbox_head.conv_cls", "bbox_head.conv_reg", "bbox_head.conv_dir_cls"]
-
-    /// The point each convolution's input was written under.
-    static let inputPoint: [String: String] = {
-        var points: [String: String] = ["backbone.conv1": image]
-        // The max pool keeps the stem's scale, so stage 1 reads the stem's point.
-        var stageInput = "backbone.conv1"
-        for block in Safety40Network.names.blocks {
-            points[block.conv1] = stageInput
-            if let downsample = block.downsample { points[downsample] = stageInput }
-            points[block.conv2] = block.conv1
-            points[block.conv3] = block.conv2
-            points[block.conv4] = block.conv3
-            stageInput = block.conv4
+    /// Every point, in the order of an INT8 file: the image, the convolutions, then the layers
+    /// without weights, each in checkpoint order.
+    static let points: [String] = {
+        func rank(_ layer: Safety40Layer) -> Int {
+            layer.operation == .image ? 0 : layer.convolution != nil ? 1 : 2
         }
-        let names = Safety40Network.names
-        for i in 0..<4 {
-            points[names.laterals[i]] = names.blocks[i].conv4
-            points[names.outputs[i]] = i == 3 ? names.laterals[3] : topDown(i)
-        }
-        points["neck_fuse_0"] = concat
-        points["neck_3d.fuse"] = "neck_fuse_0"
-        let chain = ["neck_3d.fuse", "neck_3d.model.0.conv0.conv", "neck_3d.model.0.conv1.conv", "neck_3d.model.1.conv",
-                     "neck_3d.model.2.conv0.conv", "neck_3d.model.2.conv1.conv", "neck_3d.model.3.conv",
-                     "neck_3d.model.4.conv0.conv", "neck_3d.model.4.conv1.conv", "neck_3d.model.5.conv"]
-        for (reader, writer) in zip(chain.dropFirst(), chain) { points[reader] = writer }
-        for head in headConvolutions { points[head] = "neck_3d.model.5.conv" }
-        return points
+        let own = Safety40Graph.layers.filter { point(of: $0.name) == $0.name }
+        return (0...2).flatMap { r in own.filter { rank($0) == r }.map(\.name) }
     }()
 
-    /// The point a convolution's output is written under; `nil` for the float head outputs.
-    static func outputPoint(of conv: String) -> String? {
-        if headConvolutions.contains(conv) { return nil }
-        return conv == Safety40Network.names.outputs[0] ? concat : conv
-    }
-
-    /// Every point, in execution order.
-    static let points: [String] = {
-        var points = [image]
-        for spec in Safety40Architecture.convolutions {
-            guard let point = outputPoint(of: spec.conv), point != concat else { continue }
-            points.append(point)
+    /// Each layer's point, resolved along the execution order (a max pool's input comes first).
+    private static let layerPoints: [String: String] = {
+        var points: [String: String] = [:]
+        for layer in Safety40Graph.executionOrder {
+            let point: String?
+            if let slice = Safety40Graph.concatSlice(of: layer.name) {
+                point = slice.concat.name
+            } else {
+                switch layer.operation {
+                case .maxPool, .bevGather: point = points[layer.inputs[0]]
+                case .headOutput: point = nil
+                case .convolution where Safety40Graph.isFusedIntoOutput(layer.name): point = nil
+                case .image, .convolution, .addUpsampled, .resize, .concat: point = layer.name
+                }
+            }
+            points[layer.name] = point
         }
-        points += (0..<3).map(topDown) + [concat]
         return points
     }()
 }
