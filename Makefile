@@ -48,7 +48,7 @@ deps:
 	fi
 
 # End-to-end checks of the CLI: goldens, then detect/run/track on the fixtures under Tests/cli, video
-# files, live streams (loopback only), gpsd and the live view's server with real clients (docs/live.md).
+# files, live streams (loopback only), gpsd and the live view's server with real clients (docs/guides/live.md).
 check-cli: live-venv
 	@test -x "$(BIN)" || { echo "build $(BIN) first"; exit 1; }
 	bash tools/check_cli.sh $(BIN)
@@ -68,7 +68,7 @@ $(LIVE_VENV)/.stamp: tools/requirements-live.txt
 	touch $@
 
 # The test suite under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in its
-# own build folder (docs/reliability.md). Optimised like `make test`, or the parity tests take hours.
+# own build folder (docs/guides/reliability.md). Optimised like `make test`, or the parity tests take hours.
 # SWIFT_BACKTRACE=enable=no: the sanitizers report, not Swift's backtracer.
 test-asan: deps
 	$(SWIFT) build $(RELEASE) --build-tests --scratch-path .build/asan --sanitize=address
@@ -112,11 +112,11 @@ test-tools: venv
 	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_converters.py
 	$(VENV)/bin/python tools/verify_int8.py --binary .build/release/periphery
 	bash tools/check_mcap.sh .build/release/periphery $(VENV)/bin/python
-	# Our Cityscapes 3D files read by cityscapesscripts' own box and camera classes (docs/training.md §6).
+	# Our Cityscapes 3D files read by cityscapesscripts' own box and camera classes (docs/guides/training.md §6).
 	$(VENV)/bin/python tools/check_cityscapes3d.py --self-test
 	rm -rf .build/cs3d && .build/release/periphery synth --frames 8 --seed 7 --out .build/cs3d --cityscapes3d --near-two-wheelers 1
 	$(VENV)/bin/python tools/check_cityscapes3d.py .build/cs3d
-	# The live page in headless Chromium: two screenshots, a server restart, a strict CSP (docs/live.md).
+	# The live page in headless Chromium: two screenshots, a server restart, a strict CSP (docs/guides/live.md).
 	$(VENV)/bin/python tools/check_page.py --periphery .build/release/periphery --out .build/page-check
 
 $(VENV)/.stamp: tools/requirements.txt
@@ -125,7 +125,7 @@ $(VENV)/.stamp: tools/requirements.txt
 	$(VENV)/bin/python -m pip install --no-cache-dir -r tools/requirements.txt
 	touch $@
 
-# The CPU's arithmetic ceiling for docs/benchmarks.md: FMA and BF16 throughput of one core, and the
+# The CPU's arithmetic ceiling for docs/results/benchmarks.md: FMA and BF16 throughput of one core, and the
 # Winograd layers' 36 small GEMMs through OpenBLAS and a pre-packed AVX-512 kernel (needs AVX-512).
 .PHONY: bench-ceiling
 bench-ceiling: deps
@@ -133,7 +133,7 @@ bench-ceiling: deps
 	$(CC) -O3 -mavx512f -mavx512bf16 -mfma tools/bench_ceiling.c -o .build/bench-ceiling -lopenblas
 	OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 .build/bench-ceiling
 
-# --- Fuzzing (Fuzz/, docs/reliability.md): libFuzzer with AddressSanitizer over every parser.
+# --- Fuzzing (Fuzz/, docs/guides/reliability.md): libFuzzer with AddressSanitizer over every parser.
 # `make fuzz` runs each harness for FUZZ_SECONDS; `make -j2 fuzz` runs two at once. New inputs go
 # to .build/fuzz-corpus/HARNESS (seeded from Fuzz/Corpus/HARNESS), crashes and hangs to
 # .build/fuzz-findings/HARNESS/. Replay one input: .build/fuzz/release/periphery-fuzz HARNESS FILE.

@@ -37,7 +37,7 @@ let package = Package(
             dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "COpenBLAS", "CInt8Kernels"],
             resources: [.copy("Resources/Conformance")]
         ),
-        // The live view (docs/live.md): an HTTP + WebSocket server over Debian's libwebsockets
+        // The live view (docs/guides/live.md): an HTTP + WebSocket server over Debian's libwebsockets
         // (CLibWebSockets) behind a small C layer that owns its thread (CLiveServer), the Foxglove
         // WebSocket protocol and the page.
         .systemLibrary(name: "CLibWebSockets", providers: [.apt(["libwebsockets-dev"])]),

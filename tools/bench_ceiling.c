@@ -1,4 +1,4 @@
-// What this CPU can do at most for the Safety40 network's arithmetic (docs/benchmarks.md, "The
+// What this CPU can do at most for the Safety40 network's arithmetic (docs/results/benchmarks-history.md, "The
 // ceiling"): one core's FP32 FMA throughput, its BF16 and INT8 dot-product throughput, and the
 // speed of the 36 small GEMMs of one Winograd layer — through OpenBLAS, and through a plain
 // AVX-512 kernel with weights packed ahead of time (what a GEMM of our own would do), each on cold

@@ -9,7 +9,7 @@ environment (users do not set them). Per round it reads the sidecar: drops, p95 
 (arrival to the start of processing), and the engine's median time per frame (preprocess +
 inference, from the sidecar's timings). Decoding time per frame comes from `ffmpeg -threads 1 -benchmark` on each clip.
 
-The checks of docs/live.md: underload has no drops and p95 latency <= engine median + 20 ms;
+The checks of docs/guides/live.md: underload has no drops and p95 latency <= engine median + 20 ms;
 overload has drops and p95 age < two frame intervals + one decode. Prints each round and medians.
 
 Usage: bench_live.py --binary BIN --drive DRIVE (a `synth --sequence` drive of 960x540 frames)

@@ -1,4 +1,4 @@
-"""The live view's cost to the engine, measured side by side (docs/benchmarks.md, "Live view").
+"""The live view's cost to the engine, measured side by side (docs/results/benchmarks-history.md, "Live view").
 
 Three conditions, alternated round by round in one run, each a file run (not --realtime: the engine
 as fast as it goes) of the same clip with `--serve`:
@@ -106,7 +106,7 @@ async def viewer(port, topics, stop, decode):
 def start_page(port, directory, index):
     """The live page in headless Chromium at idle priority (SCHED_IDLE): on the road the page runs on
     another device, so here it may take only the CPU time the engine leaves. Without `chrt --idle`
-    the browsers' drawing takes the engine's 2 vCPUs (docs/benchmarks.md, "Live view")."""
+    the browsers' drawing takes the engine's 2 vCPUs (docs/results/benchmarks-history.md, "Live view")."""
     profile = tempfile.mkdtemp(prefix=f"page-{index}-", dir=directory)
     command = ["chrt", "--idle", "0", "chromium", "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}",
                "--no-first-run", "--disable-gpu", "--disable-extensions", "--disable-background-networking", "--mute-audio",

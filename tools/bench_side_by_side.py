@@ -37,7 +37,7 @@ TOOLS = Path(__file__).resolve().parent
 REPO_ROOT = TOOLS.parent
 DEFAULT_RUNTIMES = "onnxruntime,onnxruntime-int8,openvino,openvino-default,openvino-bf16,openvino-int8"
 INT8_PEERS = ("onnxruntime-int8", "openvino-int8")
-# Tuning variables a user's environment does not have (this machine's may; docs/benchmarks.md).
+# Tuning variables a user's environment does not have (this machine's may; docs/results/benchmarks.md).
 REMOVED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 # Per-runtime fields of the report beside the timings, copied from the last round that has them.
 PEER_FIELDS = ("version", "inference_precision", "max_abs_diff_vs_pytorch", "max_abs_diff_vs_pytorch_real_frame")

@@ -7,7 +7,7 @@ DIR/leftImg8bit, camera, gtBbox3d under train/synthetic/), the gtBbox3d file is 
 frame (CRS_V) and their image projections are compared with ours, computed here in numpy from the
 NATIVE files only: the label's centre, yaw and length/width/height give the corners (order BLB, BRB,
 FRB, FLB, BLT, BRT, FRT, FLT), and the calibration's K and mount project them
-(docs/geometry.md §3: R = Rx(-roll)·Ry(pitch)·Rz(-yaw), c = (forward, lateral, height),
+(docs/reference/geometry.md §3: R = Rx(-roll)·Ry(pitch)·Rz(-yaw), c = (forward, lateral, height),
 pixel = K·S·R·(p - c)). Only corners at least 0.01 m in front of the camera (cityscapesScripts'
 S-frame z) are projected. Bounds: corners 1e-4 m, projections 0.01 px.
 

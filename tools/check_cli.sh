@@ -169,7 +169,7 @@ print("outputs: full disk, file-size limit and closed pipe are errors; no partia
 PY
 
 # INT8: quantize from a drive directory and from a synth dataset (a few frames: this checks the
-# command, not the accuracy, docs/accuracy.md), the files load and detect finds the demo frame's
+# command, not the accuracy, docs/results/accuracy.md), the files load and detect finds the demo frame's
 # vehicles with the shipped INT8 weights; precision mismatches are errors that say what to do.
 "$bin" quantize --data Tests/cli/drive --frames 3 --out "$out/drive-int8.safetensors"
 "$bin" synth --frames 2 --seed 4005 --out "$out/calib"

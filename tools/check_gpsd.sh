@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live ego motion from a real gpsd (docs/live.md): `gpsfake` replays NMEA written from a synthetic
+# Live ego motion from a real gpsd (docs/guides/live.md): `gpsfake` replays NMEA written from a synthetic
 # drive's location.csv while the drive's clip streams over UDP in real time; the run's ego motion
 # follows the GPS speed and course, and its tracks match the drive run with its own CSVs
 # (tools/compare_gps_run.py states the bounds). Then a gpsd that goes silent: the run falls back to

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live sources through the CLI (docs/live.md), on loopback only: a synthetic drive encoded as H.264
+# Live sources through the CLI (docs/guides/live.md), on loopback only: a synthetic drive encoded as H.264
 # and sent by ffmpeg as MPEG-TS over UDP, over HTTP (the sender up only after the run started) and
 # over RTSP (the run listening); a 1080p 30 frames/s stream the engine cannot keep up with; a sender
 # lost for a while and one lost for good; SIGINT and SIGTERM during live and file runs; a cut

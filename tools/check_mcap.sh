@@ -17,7 +17,7 @@ set +e; "$bin" run "$out/cut/cut.mkv" --out "$out/cut" --mcap "$out/cut/run.mcap
 test "$status" -eq 3 || { echo "the cut clip exited $status, not 3"; exit 1; }
 "$python" tools/verify_mcap.py "$out/cut/run.mcap" --frames $(( $(wc -l < "$out/cut/replay-safety40-v1.jsonl") - 2 ))
 
-# A run stopped by SIGINT part-way (docs/live.md): its MCAP closed with the summary section, one
+# A run stopped by SIGINT part-way (docs/guides/live.md): its MCAP closed with the summary section, one
 # message per topic for each frame the sidecar's summary counts as processed.
 mkdir -p "$out/stopped"
 ffmpeg -v error -y -stream_loop 5 -i "$video/clip.mp4" -c copy "$out/stopped/long.mp4"  # 7.2 s

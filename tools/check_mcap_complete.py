@@ -1,4 +1,4 @@
-"""Checks that an MCAP file was finished (docs/mcap.md): a run stopped or failed must still close it.
+"""Checks that an MCAP file was finished (docs/guides/mcap.md): a run stopped or failed must still close it.
 
 Finished means: the magic at both ends; a Footer (opcode 0x02, length 20) just before the closing
 magic that points at a summary section (summary_start > 0) and whose CRC, when not zero, matches;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The live page of `periphery run SOURCE --serve` in headless Chromium (docs/live.md).
+"""The live page of `periphery run SOURCE --serve` in headless Chromium (docs/guides/live.md).
 
 Makes a synthetic H.264 clip with its ego motion, serves it with `periphery run CLIP --realtime
 --serve 127.0.0.1:PORT`, opens the page in headless Chromium through the Chrome DevTools Protocol and

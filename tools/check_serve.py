@@ -1,4 +1,4 @@
-"""Checks `periphery run --serve` with real clients on loopback (docs/live.md).
+"""Checks `periphery run --serve` with real clients on loopback (docs/guides/live.md).
 
 - Foxglove: two clients on the `websockets` package, one per subprotocol name, subscribe to every
   channel of `run CLIP --realtime --serve --mcap`; every message is decoded (Foxglove's protobuf

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Video in and out through the CLI (docs/video.md): a synthetic drive encoded by ffmpeg as H.264,
+# Video in and out through the CLI (docs/guides/video.md): a synthetic drive encoded by ffmpeg as H.264,
 # H.265, MJPEG and a variable-frame-rate clip; the sidecar, the H.264 render and the MCAP of a video
 # run; detections against the drive's own PNG frames; bad input. `make test-tools` reads the MCAP
 # with the `mcap` package. Usage: tools/check_video.sh PERIPHERY_BINARY

@@ -1,4 +1,4 @@
-"""Compares the raw detections of a live run with those of a file run of the same clip (docs/live.md).
+"""Compares the raw detections of a live run with those of a file run of the same clip (docs/guides/live.md).
 
 A live run (a stream, or a file with --realtime) processes only some frames, and its frame times are
 the stream's clock: MPEG-TS starts about 1.4 s later than the MP4, RTSP wherever its sender began.

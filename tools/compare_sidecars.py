@@ -1,4 +1,4 @@
-"""Compares the raw detections of two replay sidecars of the same frames (docs/video.md).
+"""Compares the raw detections of two replay sidecars of the same frames (docs/guides/video.md).
 
 Holds detections from a compressed video to those from the drive's lossless frames. In each frame
 the detections of the two runs are paired greedily, nearest centres first, same class, within

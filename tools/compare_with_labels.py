@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Matches `periphery detect --json` output with a synthetic frame's labels by the evaluation rule
-(`docs/evaluation.md`: vehicles, 0–40 m × ±10 m, score ≥ 0.60, nearest centre < 2.0 m) and
+(`docs/guides/evaluation.md`: vehicles, 0–40 m × ±10 m, score ≥ 0.60, nearest centre < 2.0 m) and
 prints each labelled vehicle with the detection that found it. Labels with "in_view": false (outside
 the network's crop) are don't care, as in `periphery eval`.
 

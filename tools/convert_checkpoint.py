@@ -6,7 +6,7 @@
 The checkpoint may be a plain state dict or one nested under ``state_dict`` or ``model`` (mmcv,
 Lightning and plain ``torch.save`` layouts), with wrapper prefixes on its keys (``module.`` from
 DataParallel, ``_orig_mod.`` from ``torch.compile``, ``model.`` from Lightning). Names are mapped
-to the tensor names of `docs/network.md`, which are the Fast-BEV checkpoint's own; the
+to the tensor names of `docs/reference/network.md`, which are the Fast-BEV checkpoint's own; the
 mmdet3d spellings ``img_backbone.``, ``img_neck.`` and ``pts_bbox_head.`` map to ``backbone.``,
 ``neck.`` and ``bbox_head.``. ``num_batches_tracked`` is dropped. Anything else that does not map
 to a tensor of the network, a shape that does not fit, or a tensor the network needs and the

@@ -5,12 +5,12 @@
 
 Reads both mlprogram packages with coremltools (reading works on Linux; only prediction needs
 macOS), walks their MIL programs and checks that they are the Safety40 graph of
-`docs/network.md`: one input and output of the contract's shapes (the head's three
+`docs/reference/network.md`: one input and output of the contract's shapes (the head's three
 outputs told apart by their trailing dimension 4/9/2, never by name), the op inventory of each
 half, and every convolution's kernel, stride, padding, channels and input size. Each convolution
 is given its checkpoint name by graph position and shape: convolutions with the same signature
 (channels, kernel, stride, input size) form a dependency chain in the network, so the k-th of them
-in the program's topological order is the k-th in `docs/network.md`'s execution order.
+in the program's topological order is the k-th in `docs/reference/network.md`'s execution order.
 
 The packages hold float16 weights with every batch norm folded into its convolution (coremltools
 fuses them); the output holds ``<conv>.weight`` and ``<conv>.bias`` for every convolution and no
@@ -37,7 +37,7 @@ import safety40_torch as s40  # noqa: E402
 
 CONVERTER_VERSION = "1"
 
-# Non-const ops each half must have, exactly (`docs/contract.md#72-model-facts` for the backbone). Layout ops
+# Non-const ops each half must have, exactly (`docs/reference/contract.md#72-model-facts` for the backbone). Layout ops
 # (LAYOUT_OPS) may appear in any number: exporters differ in how they spell space-to-channel and
 # candidate-major flattening.
 INVENTORY = {
@@ -165,14 +165,14 @@ def check_io(path: Path, part: str, function) -> Dict[str, str]:
 
 
 def check_other_ops(path: Path, ops) -> None:
-    """The parameter-free ops of the backbone must compute what `docs/network.md` says."""
+    """The parameter-free ops of the backbone must compute what `docs/reference/network.md` says."""
     for op in ops:
         if op.op_type == "max_pool":
             if ints(op, "kernel_sizes") != [3, 3] or ints(op, "strides") != [2, 2] or ints(op, "pad") not in ([1, 1, 1, 1], None) \
                     or (scalar(op, "pad_type") or "custom") != "custom":
                 raise ConversionError(f"{path}: max_pool {op.name!r} is not 3×3 stride 2 pad 1")
         elif op.op_type == "upsample_bilinear" and bool(scalar(op, "align_corners")):
-            raise ConversionError(f"{path}: upsample_bilinear {op.name!r} uses align_corners=True (`docs/network.md#3-fuse-to-one-stride-4-map`: False)")
+            raise ConversionError(f"{path}: upsample_bilinear {op.name!r} uses align_corners=True (`docs/reference/network.md#3-fuse-to-one-stride-4-map`: False)")
         elif op.op_type == "upsample_nearest_neighbor":
             factors = [float(scalar(op, "scale_factor_height") or 0), float(scalar(op, "scale_factor_width") or 0)]
             if factors != [2.0, 2.0]:

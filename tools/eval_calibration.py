@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Proves mount calibration from motion on synthetic drives with known mounts (docs/calibration.md).
+"""Proves mount calibration from motion on synthetic drives with known mounts (docs/results/calibration-accuracy.md).
 
 For each seed: `periphery synth --sequence` renders a drive (random mount, curves, bumps, a gyro
 with noise and bias), then `periphery calibrate --json` estimates pitch and yaw three ways — with

@@ -2,7 +2,7 @@
 """Exports the whole Safety40 network (with the LUT gather) as one ONNX model and verifies it.
 
 The model has one input, ``image`` [1, 3, 256, 512] float32, and three outputs, ``classes``
-[6720, 4], ``boxes`` [6720, 9] and ``directions`` [6720, 2] (candidate-major, `docs/network.md#6-anchor-head-bbox_head`). The
+[6720, 4], ``boxes`` [6720, 9] and ``directions`` [6720, 2] (candidate-major, `docs/reference/network.md#6-anchor-head-bbox_head`). The
 ProjectionLUT gather is inside the graph: ``features`` is flattened to [1, 64, 8192], gathered
 along the last axis with a constant int64 index tensor (the LUT, by default the comma self-check
 calibration committed as ``selfcheck_lut.bin``) and multiplied by a constant visibility vector.

@@ -8,7 +8,7 @@ Output (float32 safetensors, default
 name       shape                meaning
 ========== ==================== ===============================================
 image      [1, 3, 256, 512]     normalised input (``safety40_torch.fixture_image``)
-features   [1, 64, 64, 128]     ``neck_fuse_0`` output (`docs/network.md#3-fuse-to-one-stride-4-map`)
+features   [1, 64, 64, 128]     ``neck_fuse_0`` output (`docs/reference/network.md#3-fuse-to-one-stride-4-map`)
 volume     [1, 64, 41, 80, 2]   LUT gather, invisible voxels 0 (§4)
 classes    [6720, 4]            class logits, candidate-major (§6)
 boxes      [6720, 9]            box codes, candidate-major

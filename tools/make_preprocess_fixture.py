@@ -4,9 +4,9 @@
 A deterministic synthetic 640 × 400 camera frame, made here (no third-party images): colour
 gradients, hard edges at several angles, checkerboards and stripes from 1 to 8 pixels, a zone plate
 and blocks of text-like glyph bars. For a few cameras the focal-matched crop and letterbox of
-reference, `docs/contract.md#43-focal-matched-crop-and-letterbox` are computed, the crop is resized with Pillow's
+reference, `docs/reference/contract.md#43-focal-matched-crop-and-letterbox` are computed, the crop is resized with Pillow's
 `Image.resize((scaledW, scaledH), Image.Resampling.LANCZOS)`, and the 8-bit result is written as
-a PNG; the Swift test normalises it ((p − MEAN) / STD, reference, `docs/contract.md#14-input-normalisation`) and places it at
+a PNG; the Swift test normalises it ((p − MEAN) / STD, reference, `docs/reference/contract.md#14-input-normalisation`) and places it at
 (offsetX, offsetY) itself, so the full [3, 256, 512] float tensor (1.5 MB) is not stored.
 
 Output, in Tests/PeripheryInferenceTests/Fixtures/preprocess/:

@@ -34,7 +34,7 @@ VEHICLES = [
 
 
 def rotation(pitch: float, roll: float, yaw: float) -> np.ndarray:
-    """Vehicle → sensor rotation Rx(−roll)·Ry(pitch)·Rz(−yaw) (reference, `docs/contract.md#42-vehicle-to-sensor-rotation`)."""
+    """Vehicle → sensor rotation Rx(−roll)·Ry(pitch)·Rz(−yaw) (reference, `docs/reference/contract.md#42-vehicle-to-sensor-rotation`)."""
     def rx(a):
         return np.array([[1, 0, 0], [0, math.cos(a), -math.sin(a)], [0, math.sin(a), math.cos(a)]])
 

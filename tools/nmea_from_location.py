@@ -5,7 +5,7 @@
     nmea_from_location.py --self-test
 
 location.csv is `t,t_wall,lat,lon,alt,h_acc,v_acc,speed,speed_acc,course,course_acc`
-(docs/contract.md, section 13): `t` seconds on the recording's clock, `t_wall` seconds since the
+(docs/reference/contract.md, section 13): `t` seconds on the recording's clock, `t_wall` seconds since the
 Unix epoch (UTC), lat/lon in degrees, alt in metres, speed in m/s and course in degrees clockwise from
 true north, where a negative speed or course means "unknown" (CoreLocation's convention).
 

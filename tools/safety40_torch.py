@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Independent PyTorch reference of the Safety40 network (`docs/network.md`).
+"""Independent PyTorch reference of the Safety40 network (`docs/reference/network.md`).
 
 The module tree reproduces the Fast-BEV / mmdet3d checkpoint names one to one, so
 ``model.state_dict()`` keys are exactly the tensor names of the weight files:
 
-* ``backbone.*``      ResNet-18, torchvision layout, no fc            (`docs/network.md#1-backbone-resnet-18`)
+* ``backbone.*``      ResNet-18, torchvision layout, no fc            (`docs/reference/network.md#1-backbone-resnet-18`)
 * ``neck.*``          FPN, 64 channels, 4 outputs, no activation      (§2)
 * ``neck_fuse_0.*``   3×3 conv with bias fusing P0..P3 at stride 4     (§3)
-* gather              features → volume through the ProjectionLUT       (§4, `docs/contract.md#5-projectionlut`)
+* gather              features → volume through the ProjectionLUT       (§4, `docs/reference/contract.md#5-projectionlut`)
 * ``neck_3d.*``       M2BevNeck: space-to-channel, fuse, 6 modules      (§5)
 * ``bbox_head.*``     three 1×1 convs, candidate-major outputs          (§6)
 
@@ -35,7 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-# --- contract constants (`docs/contract.md#11-pipeline-and-shapes`) -------------------------------------------
+# --- contract constants (`docs/reference/contract.md#11-pipeline-and-shapes`) -------------------------------------------
 IMAGE_SHAPE = (1, 3, 256, 512)
 FEATURE_C, FEATURE_H, FEATURE_W = 64, 64, 128
 GRID_X, GRID_Y, GRID_Z = 41, 80, 2
@@ -52,13 +52,13 @@ EXPECTED_BACKBONE_PARAMETERS = 11_176_512
 EXPECTED_FPN_FUSE_PARAMETERS = 357_440
 
 BN_EPS = 1e-5
-# Metadata every Safety40 weight file carries (docs/weights.md).
+# Metadata every Safety40 weight file carries (docs/guides/weights.md).
 WEIGHTS_METADATA = {"architecture": "safety40-fastbev-r18", "format": "safety40-weights-v1",
                     "classes": "light_vehicle,large_vehicle,two_wheeler,pedestrian"}
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LUT = REPO_ROOT / "Sources/PeripheryInference/Resources/Conformance/selfcheck_lut.bin"
 
-# Normalisation of `docs/contract.md#14-input-normalisation` (0–255 pixels, RGB).
+# Normalisation of `docs/reference/contract.md#14-input-normalisation` (0–255 pixels, RGB).
 PIXEL_MEAN = (123.675, 116.28, 103.53)
 PIXEL_STD = (58.395, 57.12, 57.375)
 
@@ -94,7 +94,7 @@ class BasicBlock(nn.Module):
 
 
 class ResNet18(nn.Module):
-    """ResNet-18 without avgpool/fc; returns C2..C5 (`docs/network.md#1-backbone-resnet-18`)."""
+    """ResNet-18 without avgpool/fc; returns C2..C5 (`docs/reference/network.md#1-backbone-resnet-18`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -132,7 +132,7 @@ class ConvBN(nn.Module):
 
 
 class FPN(nn.Module):
-    """mmdet 2.x FPN, 64 channels, 4 outputs, BN, no activation (`docs/network.md#2-fpn-64-channels-4-outputs-no-activation`)."""
+    """mmdet 2.x FPN, 64 channels, 4 outputs, BN, no activation (`docs/reference/network.md#2-fpn-64-channels-4-outputs-no-activation`)."""
 
     def __init__(self, in_channels: Tuple[int, ...] = (64, 128, 256, 512), out_channels: int = 64) -> None:
         super().__init__()
@@ -159,7 +159,7 @@ class ResModule2D(nn.Module):
 
 
 class M2BevNeck(nn.Module):
-    """``neck_3d``: space-to-channel (k = z·64 + c), 1×1 fuse with bias, 6 modules (`docs/network.md#5-bev-neck-neck_3d`)."""
+    """``neck_3d``: space-to-channel (k = z·64 + c), 1×1 fuse with bias, 6 modules (`docs/reference/network.md#5-bev-neck-neck_3d`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -179,7 +179,7 @@ class M2BevNeck(nn.Module):
 
 
 class AnchorHead(nn.Module):
-    """``bbox_head``: three 1×1 convolutions with bias (`docs/network.md#6-anchor-head-bbox_head`)."""
+    """``bbox_head``: three 1×1 convolutions with bias (`docs/reference/network.md#6-anchor-head-bbox_head`)."""
 
     def __init__(self, channels: int = 192) -> None:
         super().__init__()
@@ -366,7 +366,7 @@ def write_safetensors(path: Path | str, tensors: Dict[str, np.ndarray], metadata
 
 
 class ConvSpec(NamedTuple):
-    """One convolution of the network and the batch norm after it (`docs/network.md`), by tensor name."""
+    """One convolution of the network and the batch norm after it (`docs/reference/network.md`), by tensor name."""
 
     name: str  # tensor prefix: ``<name>.weight``, ``<name>.bias``
     bn: Optional[str]  # tensor prefix of the BN that follows, if any
@@ -471,7 +471,7 @@ def load_lut(path: Path | str = DEFAULT_LUT) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def fixture_image(seed: int = 20260831) -> np.ndarray:
-    """A deterministic, real-looking normalised input [1,3,256,512] float32 (`docs/contract.md#14-input-normalisation`).
+    """A deterministic, real-looking normalised input [1,3,256,512] float32 (`docs/reference/contract.md#14-input-normalisation`).
 
     A synthetic road scene in 0–255 RGB: a sky gradient, a horizon, a darker road with a vanishing
     point and lane marks, a dozen soft coloured blobs standing in for vehicles, and a little seeded

@@ -78,7 +78,7 @@ class TrainerTests(unittest.TestCase):
                     self.assertTrue((anchors != 4).all())  # out of the network's view: never taught as background
 
     def test_near_matching_restricts_both_sides(self) -> None:
-        """`docs/evaluation.md` "inside 10 m": a truth at 9.6 m whose prediction lies at 10.1 m is a near miss."""
+        """`docs/guides/evaluation.md` "inside 10 m": a truth at 9.6 m whose prediction lies at 10.1 m is a near miss."""
         truth = [{"label": 0, "x": 9.6, "y": 0.0, "yaw": 0.0, "in_view": True}]
         dets = [(0.9, 0, 10.1, 0.0, 0.8, 4.5, 1.9, 1.5, 0.0)]
         self.assertEqual(T.match(dets, truth, 0.6)["tp"], [1])

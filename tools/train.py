@@ -6,7 +6,7 @@ the engine's own focal-matched crop, Lanczos-3 resize and letterbox (8-bit pixel
 with the contract's mean/std, padding 0) and the frame's ProjectionLUT, so the per-frame calibration
 is the one `periphery eval` will use. Labels come from `DIR/labels/NNNNNN.json`.
 
-Dataset layouts (`docs/training.md` §6): a ``--data`` directory that holds ``network/`` and
+Dataset layouts (`docs/guides/training.md` §6): a ``--data`` directory that holds ``network/`` and
 ``labels/`` (`periphery synth --network-inputs`, or a cache made as below) is read as it is. Any
 other directory (a KITTI object root, a Cityscapes 3D root, a synthetic directory without network
 inputs) is first converted by ``$PERIPHERY prepare --data DIR --out CACHE`` (binary from the
@@ -17,12 +17,12 @@ OUT/prepared) and is reused when it holds the ``complete`` marker of a successfu
 was made with the same options (CACHE/prepare.json). Labels with ``"label": -1`` (a class that is not a Safety40 class)
 or ``"in_view": false`` are never positives: their anchors are ignored, as are their surroundings.
 
-Recipe (`docs/training.md`, "Anchor3DHead" with remedy 3 for the contract's small anchors):
+Recipe (`docs/guides/training.md`, "Anchor3DHead" with remedy 3 for the contract's small anchors):
 
 * targets: for each vehicle, every anchor (all sizes and both rotations) of the head cells whose
   centre lies within ``--pos-radius`` metres of the box centre is positive (the nearest cell always
   is); other anchors of cells within ``--ignore-radius`` are ignored; the rest are background.
-  Regression targets use the DeltaXYZWLHR coder of `docs/contract.md#3-decode` against the contract anchors,
+  Regression targets use the DeltaXYZWLHR coder of `docs/reference/contract.md#3-decode` against the contract anchors,
   in the grid frame; direction bins as mmdet3d (offset 0.7854).
 * losses: sigmoid focal loss (γ 2, α 0.25) on classes, smooth-L1 (β 1/9) on the 7 box codes with
   sin-difference on yaw (velocity codes weighted 0: Safety40 never reads them), softmax CE on the
@@ -30,7 +30,7 @@ Recipe (`docs/training.md`, "Anchor3DHead" with remedy 3 for the contract's smal
   two-wheeler positives W times in the class loss, ``--oversample-near-two-wheelers N`` repeats the
   frames with a two-wheeler in view within 12 m N times per epoch (the rare, weak case);
   ``--near-box-weight W`` weighs the box codes of positives in head cells within
-  ``--near-box-range`` metres W times (range accuracy near the 10 m boundary of `docs/evaluation.md`);
+  ``--near-box-range`` metres W times (range accuracy near the 10 m boundary of `docs/guides/evaluation.md`);
 * an auxiliary, training-only head on the stride-4 features learns which pixels show a vehicle (the
   box silhouettes through the camera fitted to the frame's LUT; sigmoid focal loss): dense 2-D
   supervision that a from-scratch backbone needs to learn vehicle features in hours rather than days.
@@ -58,7 +58,7 @@ Checkpoints (``--out``/checkpoint.pt, written atomically every ``--checkpoint-ev
 hold the model, the optimiser, the iteration, the epoch's frame order and every RNG state, so a
 stopped run resumes exactly where it was (``--resume``). ``train.log`` gets one JSON line per
 logged iteration (losses, lr, images/s) and per validation (precision, recall, F1 and centre error at
-0.60 on the held-out frames of ``--val``, matched by `docs/evaluation.md`).
+0.60 on the held-out frames of ``--val``, matched by `docs/guides/evaluation.md`).
 
 Uses CUDA when present (``--debug-record DIR`` writes, per rank and iteration, the frame names and the
 synchronised gradients: what the DDP test compares). ``--export`` writes the F16 weights with provenance metadata; with
@@ -95,7 +95,7 @@ MEAN = np.array(ref.PIXEL_MEAN, dtype=np.float32)
 STD = np.array(ref.PIXEL_STD, dtype=np.float32)
 VEHICLE_LABELS = (0, 1, 2)
 
-# --- contract: anchors and coder (`docs/contract.md#24-anchors`, `#3-decode`) -------------------------------------
+# --- contract: anchors and coder (`docs/reference/contract.md#24-anchors`, `#3-decode`) -------------------------------------
 ANCHOR_SIZES = ((0.866, 2.5981, 1.0), (0.5774, 1.7321, 1.0), (1.0, 1.0, 1.0), (0.4, 0.4, 1.0))
 ANCHOR_ROTATIONS = (0.0, 1.57)
 DIR_OFFSET = 0.7854
@@ -199,7 +199,7 @@ def encode_targets(boxes: List[Dict[str, float]], pos_radius: float, ignore_radi
     return labels, codes, dirs, positive
 
 
-# Vehicle-frame centres of every voxel, [6560, 3] (`docs/contract.md#21-voxel-centres` in grid metres → vehicle frame).
+# Vehicle-frame centres of every voxel, [6560, 3] (`docs/reference/contract.md#21-voxel-centres` in grid metres → vehicle frame).
 _IX, _IY, _K = np.meshgrid(np.arange(ref.GRID_X), np.arange(ref.GRID_Y), np.arange(ref.GRID_Z), indexing="ij")
 VOXEL_POINTS = np.stack([(-0.5 + 0.5 * _IY).ravel() + GRID_X_OFFSET, -(-10.0 + 0.5 * _IX).ravel(),
                          (1.5 * (_K + 1) - 4.0).ravel() + GRID_Z_OFFSET], 1)
@@ -301,7 +301,7 @@ def is_native(directory: Path) -> bool:
 
 
 def layout(directory: Path) -> str:
-    """The dataset layout of a --data directory, for the provenance metadata (`docs/training.md` §6)."""
+    """The dataset layout of a --data directory, for the provenance metadata (`docs/guides/training.md` §6)."""
     if is_native(directory):
         return "prepared" if (directory / "sources.csv").exists() else "synthetic"
     if (directory / "gtBbox3d").is_dir():
@@ -436,9 +436,9 @@ def augment(pixels: np.ndarray, letterbox: Tuple[int, int, int, int], rng: np.ra
 
 # --- geometric augmentation (image, LUT and labels together) ----------------------------------
 # Image coordinates use the edge convention: pixel i of the 512-wide input spans [i, i + 1), so the
-# contract's network principal point cx = 256 (`docs/contract.md#44-network-intrinsics-and-projection`) is
+# contract's network principal point cx = 256 (`docs/reference/contract.md#44-network-intrinsics-and-projection`) is
 # the canvas centre. Feature coordinates are image coordinates / 4 with no half-pixel shift (same
-# section), and the LUT stores u = round(X/Z), v = round(Y/Z) of those (`docs/contract.md#5-projectionlut`).
+# section), and the LUT stores u = round(X/Z), v = round(Y/Z) of those (`docs/reference/contract.md#5-projectionlut`).
 
 # The voxel grid is exactly symmetric in lateral position: grid x = −10 + 0.5·ix, ix = 0…40, so the
 # mirror y → −y sends voxel column ix to 40 − ix; likewise head cell ix (of 21) goes to 20 − ix.
@@ -499,7 +499,7 @@ def contract_projection(lut_index: np.ndarray, lut_visibility: np.ndarray) -> np
 
 
 def lut_from_projection(P: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """The contract's LUT rule (`docs/contract.md#5-projectionlut`) for a 3×4 camera from vehicle points to
+    """The contract's LUT rule (`docs/reference/contract.md#5-projectionlut`) for a 3×4 camera from vehicle points to
     feature pixels (``feature_projection``'s form): indices int64 and visibility float32."""
     h = np.concatenate([VOXEL_POINTS, np.ones((ref.VOXELS, 1))], 1) @ P.T
     depth = h[:, 2]
@@ -735,7 +735,7 @@ class AuxiliaryHead(torch.nn.Module):
         return self.out(F.relu(self.conv(x)))
 
 
-# --- decode and evaluation (`docs/contract.md#3-decode`, `docs/evaluation.md`) ----------------------------------
+# --- decode and evaluation (`docs/reference/contract.md#3-decode`, `docs/guides/evaluation.md`) ----------------------------------
 PLAUSIBLE = {1: ((4.0, 20.0), (1.8, 3.2), (1.8, 4.5)), 2: ((1.0, 3.2), (0.3, 1.4), (0.8, 2.2)),
              3: ((0.2, 1.2), (0.2, 1.2), (1.0, 2.2)), 0: ((2.5, 7.0), (1.3, 2.6), (1.0, 2.6))}
 
@@ -778,7 +778,7 @@ def decode(classes: np.ndarray, boxes: np.ndarray, dirs: np.ndarray, threshold: 
 
 def match(dets: List[Tuple[float, ...]], truth: List[Dict[str, float]], threshold: float,
           max_range: float = math.inf) -> Dict[str, list]:
-    """`docs/evaluation.md` matching of one frame → counts and TP errors; labels not in view or of an
+    """`docs/guides/evaluation.md` matching of one frame → counts and TP errors; labels not in view or of an
     unknown class (label −1) are don't care.
 
     ``max_range`` restricts both sides to hypot(x, y) ≤ it (10 for the "inside 10 m" figures)."""
@@ -822,7 +822,7 @@ def predict(model: ref.Safety40, frames: List[Frame], device: torch.device) -> L
 
 
 def score(outputs: List[Tuple[np.ndarray, ...]], frames: List[Frame], threshold: float = 0.6) -> Dict[str, float]:
-    """The `docs/evaluation.md` report of predictions at one threshold (with precision/recall inside 10 m)."""
+    """The `docs/guides/evaluation.md` report of predictions at one threshold (with precision/recall inside 10 m)."""
     total = {"tp": [], "fp": [], "fn": [], "centre": [], "yaw": []}
     near = {"tp": [], "fp": [], "fn": []}
     for (cls, reg, dirs), frame in zip(outputs, frames):
@@ -863,7 +863,7 @@ def calibrate_scores(model: ref.Safety40, frames: List[Frame], device: torch.dev
     ``near_recall`` > 0 the refinement ranks a trial first by min(recall inside 10 m,
     ``near_recall``) and then by F1: the operating point meets the near-range recall target on
     ``frames`` where it can, at the least cost in F1. Returns the shifts (class order of
-    `docs/contract.md`; pedestrians keep the common one), the common threshold before, and the F1 by
+    `docs/reference/contract.md`; pedestrians keep the common one), the common threshold before, and the F1 by
     common threshold."""
     outputs = predict(model, frames, device)
     table = {f"{t:.3f}": score(outputs, frames, float(t))["f1"] for t in np.arange(0.10, 0.61, 0.025)}

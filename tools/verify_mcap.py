@@ -1,4 +1,4 @@
-"""Checks a `periphery run --mcap` recording with independent readers (docs/mcap.md).
+"""Checks a `periphery run --mcap` recording with independent readers (docs/guides/mcap.md).
 
 The `mcap` package from PyPI reads the file twice: through its summary and indexes (seeking reader)
 and record by record with CRC validation (non-seeking reader). Every message on a Foxglove channel is

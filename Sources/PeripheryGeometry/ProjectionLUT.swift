@@ -10,7 +10,7 @@ public struct ProjectionLUT: Sendable, Hashable {
     /// 1 if the voxel projects in front of the camera and inside the feature plane, else 0.
     public let visibility: [UInt8]
 
-    /// Projects every voxel point (reference, `docs/contract.md#5-projectionlut`).
+    /// Projects every voxel point (reference, `docs/reference/contract.md#5-projectionlut`).
     ///
     /// `(X, Y, Z) = P · [p, 1]`; `u = round(X/Z)`, `v = round(Y/Z)` rounding half away from zero,
     /// with Z replaced by 1 when it is not positive; visible iff `Z > 0` and `(u, v)` is inside the

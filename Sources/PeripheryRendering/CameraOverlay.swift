@@ -91,6 +91,8 @@ public struct CameraOverlay: Sendable {
     /// Draws the guides, then the displayed vehicles far to near, then their labels.
     ///
     /// - Parameters:
+    ///   - vehicles: the tracks to draw, in the current vehicle frame.
+    ///   - canvas: the picture drawn on.
     ///   - mapping: source pixels → canvas pixels.
     ///   - sourceHeight: height of the source frame, to size the labels.
     public func draw(_ vehicles: [TrackedVehicle], on canvas: inout Canvas, mapping: ViewMapping, sourceHeight: Int) {

@@ -17,6 +17,9 @@ extension Canvas {
     /// - Parameters:
     ///   - text: the line; characters outside printable ASCII are drawn as `?`.
     ///   - anchor: the top of the text, at its left edge, centre or right edge per `alignment`.
+    ///   - scale: the side of one font pixel, in canvas pixels.
+    ///   - colour: the text's colour.
+    ///   - alignment: which edge or the centre of the text sits at `anchor`.
     ///   - halo: an optional 1-px outline colour that keeps the text legible on busy pictures.
     public mutating func text(
         _ text: String, at anchor: SIMD2<Int>, scale: Int = 1, colour: Colour, alignment: TextAlignment = .left,

@@ -41,6 +41,8 @@ public struct Composite: Sendable {
     /// would otherwise drop the last column or row.
     ///
     /// - Parameters:
+    ///   - frameWidth: width of the camera frames.
+    ///   - frameHeight: height of the camera frames.
     ///   - height: picture height; 540 by default.
     ///   - hasCaption: whether a caption strip is drawn (it takes rows from the body).
     public static func pictureSize(

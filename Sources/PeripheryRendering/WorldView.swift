@@ -54,6 +54,8 @@ public struct WorldView: Sendable {
     /// - Parameters:
     ///   - vehicles: the tracks to draw, in the current ego frame.
     ///   - egoSpeed: ego speed over ground, m/s (arrow and label when above 0.3 m/s).
+    ///   - width: picture width.
+    ///   - height: picture height.
     public func render(_ vehicles: [TrackedVehicle], egoSpeed: Double = 0, width: Int, height: Int) -> RGBImage {
         render(vehicles, egoSpeed: egoSpeed, camera: camera(width: width, height: height))
     }

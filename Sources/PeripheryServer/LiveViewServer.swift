@@ -3,7 +3,7 @@ import PeripheryCore
 import PeripheryInference
 import PeripheryIO
 
-/// Live perception for viewers, as a session output (`docs/live.md`): an HTTP + WebSocket server on
+/// Live perception for viewers, as a session output (`docs/guides/live.md`): an HTTP + WebSocket server on
 /// one port that speaks the Foxglove WebSocket protocol (Foxglove Studio connects to `ws://HOST:PORT`)
 /// and serves a page at `/` that shows the camera beside the bird's-eye view.
 ///

@@ -2,7 +2,7 @@ import Foundation
 import Periphery
 
 /// The dataset options `eval` and `prepare` share, and their rule for a frame that cannot be read
-/// (docs/training.md §8): a warning and the frame skipped, or with `--strict` the end of the run.
+/// (docs/guides/training.md §8): a warning and the frame skipped, or with `--strict` the end of the run.
 enum DatasetArguments {
     static let options: Set<String> = ["data", "layout", "split", "mount-height", "mount-pitch"]
     static let flags: Set<String> = ["strict"]
@@ -10,7 +10,7 @@ enum DatasetArguments {
     static let help = """
           --data DIR          dataset directory: native (images/, calibration/, labels/), KITTI 3D object
                               (image_2/, label_2/, calib/) or Cityscapes 3D (leftImg8bit/, camera/, gtBbox3d/);
-                              the layout is found from the folders (docs/training.md §6)
+                              the layout is found from the folders (docs/guides/training.md §6)
           --layout L          read this layout when a directory holds several: native, kitti, cityscapes3d
           --split S           Cityscapes 3D: only this split (default: every split)
           --mount-height M    KITTI: camera height above the road (else DIR/mount.json)

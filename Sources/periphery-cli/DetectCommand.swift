@@ -13,7 +13,7 @@ enum DetectCommand: Command {
         Safety40 network, decode. Prints a JSON array of detections {score, label, class, x, y, z,
         length, width, height, yaw} (vehicle frame, metres, radians) to stdout, or to OUT.json.
         --overlay draws the boxes on the frame, --bev the 2.5D bird's-eye view. A file that is not a PNG
-        or JPEG is read as a video (docs/video.md): its first frame, or the one --frame or --time names.
+        or JPEG is read as a video (docs/guides/video.md): its first frame, or the one --frame or --time names.
 
         OPTIONS:
           --calibration C.json   camera and mount; its frame size must be the image's

@@ -1,7 +1,7 @@
 import Foundation
 import Periphery
 
-/// `periphery eval`: the detection table of docs/evaluation over a labelled dataset.
+/// `periphery eval`: the detection table of docs/guides/evaluation.md over a labelled dataset.
 enum EvalCommand: Command {
     static let name = "eval"
     static let summary = "Evaluate detection on a labelled dataset (precision, recall, F1, centre and yaw error)."
@@ -12,7 +12,7 @@ enum EvalCommand: Command {
 
         Runs the detector on every frame of a labelled dataset (written by `periphery synth`, or KITTI
         3D object, or Cityscapes 3D) and matches its
-        detections with the labels by the project's rule (`docs/evaluation.md`: region 0-40 m x ±10 m,
+        detections with the labels by the project's rule (`docs/guides/evaluation.md`: region 0-40 m x ±10 m,
         vehicles only, predictions by descending score take the nearest unmatched truth closer than
         2.0 m). Labelled vehicles outside the network's crop are "don't care": a prediction near
         one is not a false positive and missing one is not a miss, and so are labels that are not a

@@ -17,7 +17,7 @@ enum ForwardCommand: Command {
         OPTIONS:
           --weights W          weights file (default: Weights/safety40-synthetic.safetensors)
           --input T            input tensor file
-          --calibration C      calibration file (see docs/geometry.md)
+          --calibration C      calibration file (see docs/reference/geometry.md)
           --dump OUT           output file
           --threads T          worker threads (default: all cores)
         \(Defaults.precisionHelp)

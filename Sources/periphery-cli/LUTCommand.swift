@@ -13,7 +13,7 @@ enum LUTCommand: Command {
         Prints the visible fraction (a sane windshield mount gives 0.5–0.7).
 
         OPTIONS:
-          --calibration C.json   calibration file (see docs/geometry.md)
+          --calibration C.json   calibration file (see docs/reference/geometry.md)
           --out LUT.bin          output path (written atomically)
           --help                 show this help
         """

@@ -10,7 +10,7 @@ enum QuantizeCommand: Command {
 
         Runs the FP32 network on N frames of DIR (the real preprocessing and each frame's own
         calibration) and writes INT8 weights: int8 per output channel, uint8 activations per tensor
-        with the range of least squared error over those frames (docs/weights.md). DIR is a dataset
+        with the range of least squared error over those frames (docs/guides/weights.md). DIR is a dataset
         written by `periphery synth` (images/, calibration/) or a drive directory (frames in name
         order; DIR/calibration.json or --calibration). Frames are taken evenly spread over DIR.
 

@@ -15,13 +15,13 @@ enum RunCommand: Command {
         location.csv in the reference drive layout. VIDEO is a file FFmpeg decodes (MP4, MOV, MKV, AVI, TS;
         H.264, H.265, MJPEG, VP9, AV1), timed by its own timestamps, with motion.csv and location.csv beside
         it when present. /dev/videoN is a V4L2 camera; URL an rtsp://, udp://, srt://, tcp:// or http(s)://
-        stream (docs/live.md). A camera, a stream, or a VIDEO with --realtime runs live: the engine takes
+        stream (docs/guides/live.md). A camera, a stream, or a VIDEO with --realtime runs live: the engine takes
         the newest frame and drops the rest. Without motion or --gpsd the ego is taken as stationary.
 
         Writes OUT/replay-safety40-v1.jsonl (one line per frame, a summary last), with --render
         OUT/render/NNNNNN.png composites, with --render-video the same as an H.264 MP4, with --mcap a
-        Foxglove MCAP (docs/mcap.md). With --serve, viewers watch live: a page at http://HOST:PORT/ and
-        Foxglove at ws://HOST:PORT (docs/live.md). SIGINT or SIGTERM stops after the frame in flight with
+        Foxglove MCAP (docs/guides/mcap.md). With --serve, viewers watch live: a page at http://HOST:PORT/ and
+        Foxglove at ws://HOST:PORT (docs/guides/live.md). SIGINT or SIGTERM stops after the frame in flight with
         every output finished (exit 0); if the input fails, everything before is kept and finished (exit 3).
 
         OPTIONS:

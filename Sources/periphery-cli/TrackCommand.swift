@@ -15,7 +15,7 @@ enum TrackCommand: Command {
         "counters": {births, matches, detection_suppressed, track_suppressed, ids_issued}}.
         One output line per input line, to standard output unless --out is given. Every number must be
         finite (positions and sizes within ±10 km, scores in [0, 1]); at most 1,000 detections and
-        4 MiB per line (docs/reliability.md). A bad line is an error naming the line and field.
+        4 MiB per line (docs/guides/reliability.md). A bad line is an error naming the line and field.
 
         OPTIONS:
           --detections IN    input file

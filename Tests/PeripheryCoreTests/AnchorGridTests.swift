@@ -1,7 +1,7 @@
 import Testing
 @testable import PeripheryCore
 
-/// The 6720 anchors of reference, `docs/contract.md#24-anchors`.
+/// The 6720 anchors of reference, `docs/reference/contract.md#24-anchors`.
 struct AnchorGridTests {
     static let sizes: [(w: Double, l: Double, h: Double)] = [
         (0.866, 2.5981, 1.0), (0.5774, 1.7321, 1.0), (1.0, 1.0, 1.0), (0.4, 0.4, 1.0),

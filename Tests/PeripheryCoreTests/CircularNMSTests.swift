@@ -1,7 +1,7 @@
 import Testing
 @testable import PeripheryCore
 
-/// Circular NMS of reference, `docs/contract.md#3-decode` step 9.
+/// Circular NMS of reference, `docs/reference/contract.md#3-decode` step 9.
 struct CircularNMSTests {
     static func det(_ x: Double, _ y: Double, score: Float, label: Int = 0, candidate: Int) -> Detection {
         Detection(score: score, label: label, box: VehicleBox(x: x, y: y, z: 0.5, length: 4, width: 1.8, height: 1.5, yaw: 0),

@@ -1,9 +1,10 @@
 import Testing
 @testable import PeripheryCore
 
-/// The tensor contract of reference, `docs/contract.md#1-tensor-contract` and `#2-grid-frames-and-anchors`, checked against the numbers quoted in the spec.
+/// The tensor contract of reference, `docs/reference/contract.md#1-tensor-contract` and `#2-grid-frames-and-anchors`,
+/// checked against the numbers quoted in the spec.
 struct ContractTests {
-    // MARK: Shapes (reference, `docs/contract.md#11-pipeline-and-shapes`)
+    // MARK: Shapes (reference, `docs/reference/contract.md#11-pipeline-and-shapes`)
 
     @Test(arguments: [
         ("inputWidth", Safety40.inputWidth, 512),
@@ -44,7 +45,7 @@ struct ContractTests {
         #expect(Safety40.directionOffset == 0.7854)
     }
 
-    // MARK: Voxel points (reference, `docs/contract.md#21-voxel-centres`)
+    // MARK: Voxel points (reference, `docs/reference/contract.md#21-voxel-centres`)
 
     @Test func voxelPointCountAndEnds() {
         let p = VoxelGrid.points
@@ -73,14 +74,14 @@ struct ContractTests {
     }
 
     @Test func voxelHeightSlicesInVehicleFrame() {
-        // −2.5 and −1.0 grid metres are vehicle z −0.66 and 0.84 (reference, `docs/contract.md#21-voxel-centres`).
+        // −2.5 and −1.0 grid metres are vehicle z −0.66 and 0.84 (reference, `docs/reference/contract.md#21-voxel-centres`).
         let low = CoordinateFrames.gridToVehicle.apply(SIMD3(0, 0, -2.5)).z
         let high = CoordinateFrames.gridToVehicle.apply(SIMD3(0, 0, -1.0)).z
         #expect(abs(low - -0.66) < 1e-12)
         #expect(abs(high - 0.84) < 1e-12)
     }
 
-    // MARK: Coordinate frames (reference, `docs/contract.md#22-grid-to-vehicle`, `#23-axes`)
+    // MARK: Coordinate frames (reference, `docs/reference/contract.md#22-grid-to-vehicle`, `#23-axes`)
 
     @Test func gridToVehicleMatrix() {
         let expected: [[Double]] = [[0, 1, 0, 0.944], [-1, 0, 0, 0], [0, 0, 1, 1.840]]
@@ -110,7 +111,7 @@ struct ContractTests {
         #expect(s * sensor == SIMD3(-5, -7, 3))
     }
 
-    // MARK: Classes (reference, `docs/contract.md#12-head-outputs`, `#25-classes-counted`)
+    // MARK: Classes (reference, `docs/reference/contract.md#12-head-outputs`, `#25-classes-counted`)
 
     @Test(arguments: [
         (VehicleClass.lightVehicle, 0, "light_vehicle", true),
@@ -130,7 +131,7 @@ struct ContractTests {
         #expect(VehicleClass.vehicleLabels == [0, 1, 2])
     }
 
-    // MARK: Normalisation (reference, `docs/contract.md#14-input-normalisation`)
+    // MARK: Normalisation (reference, `docs/reference/contract.md#14-input-normalisation`)
 
     @Test func meanAndStd() {
         #expect(ImageNormalization.mean == SIMD3<Float>(123.675, 116.28, 103.53))
@@ -155,7 +156,7 @@ struct ContractTests {
         #expect(ImageNormalization.normalize(ImageNormalization.mean) == SIMD3<Float>(0, 0, 0))
     }
 
-    // MARK: Evaluation region (reference, `docs/contract.md#3-decode` step 7)
+    // MARK: Evaluation region (reference, `docs/reference/contract.md#3-decode` step 7)
 
     @Test(arguments: [
         (0.0, 0.0, true), (40.0, 0.0, true), (0.0, -10.0, true), (40.0, 10.0, true), (20.0, -10.0, true),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PeripheryCore
 
-/// The decoder of reference, `docs/contract.md#3-decode`, against `NaiveDecoder` (an independent Double implementation of
+/// The decoder of reference, `docs/reference/contract.md#3-decode`, against `NaiveDecoder` (an independent Double implementation of
 /// the spec formulas) on hand-set candidates and on seeded random heads.
 struct DetectionDecoderTests {
     /// Tolerance on decoded box fields, metres / radians (both sides compute in Double).

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PeripheryCore
 
-/// `EgoDelta.arc`, the constant-twist ego step of reference, `docs/contract.md#86-ego-motion`.
+/// `EgoDelta.arc`, the constant-twist ego step of reference, `docs/reference/contract.md#86-ego-motion`.
 struct EgoDeltaTests {
     @Test func straightLineSelfCheck() {
         let d = EgoDelta.arc(speed: 10, yawRate: 0, dt: 0.1)

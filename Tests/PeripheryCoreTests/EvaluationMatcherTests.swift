@@ -1,7 +1,7 @@
 import Testing
 @testable import PeripheryCore
 
-/// Per-frame matching rule of `docs/evaluation.md` (filters, greedy nearest, strict 2.0 m gate).
+/// Per-frame matching rule of `docs/guides/evaluation.md` (filters, greedy nearest, strict 2.0 m gate).
 struct EvaluationMatcherTests {
     let matcher = DetectionMatcher()
 

@@ -1,7 +1,7 @@
 import Testing
 @testable import PeripheryCore
 
-/// The plausibility table of reference, `docs/contract.md#3-decode` step 8: closed size ranges, strict base window, and
+/// The plausibility table of reference, `docs/reference/contract.md#3-decode` step 8: closed size ranges, strict base window, and
 /// `length ≥ 0.9·width`.
 struct PlausibilityFilterTests {
     struct Limits: Sendable, CustomTestStringConvertible {

@@ -41,7 +41,7 @@ struct HeadBuilder {
     static func index(ix: Int, iy: Int, size: Int, rot: Int) -> Int { ((ix * 40 + iy) * 4 + size) * 2 + rot }
 }
 
-/// A straightforward Double implementation of reference, `docs/contract.md#3-decode`, steps 1–7, for checking the decoder.
+/// A straightforward Double implementation of reference, `docs/reference/contract.md#3-decode`, steps 1–7, for checking the decoder.
 enum NaiveDecoder {
     struct Box {
         var candidate: Int

@@ -3,7 +3,7 @@ import Testing
 @testable import PeripheryCore
 
 /// The tracker against the reference's own run on a recorded drive (`tracker_selfcheck.json`,
-/// reference, `docs/contract.md#115-tracker-fixture`): every frame replayed, counters compared after each, tracks at each checkpoint.
+/// reference, `docs/reference/contract.md#115-tracker-fixture`): every frame replayed, counters compared after each, tracks at each checkpoint.
 struct TrackerConformanceTests {
     /// Tolerance on every reported number (the reference's parity rule).
     static let tolerance = 1e-5

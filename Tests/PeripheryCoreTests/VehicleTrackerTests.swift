@@ -3,7 +3,7 @@ import Testing
 @testable import PeripheryCore
 
 /// Behaviour of `VehicleTracker` on hand-built scenes: births and deaths, gating, overlap
-/// suppression, motion states and the reported heading (reference `docs/tracker.md#84-step-order`).
+/// suppression, motion states and the reported heading (reference `docs/reference/tracker.md#84-step-order`).
 struct VehicleTrackerTests {
     /// A light vehicle box (label 0) with the fixture's default size.
     static func box(_ x: Double, _ y: Double, label: Int = 0, yaw: Double = 0, score: Float = 0.8,

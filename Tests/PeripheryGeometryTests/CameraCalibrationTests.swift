@@ -4,9 +4,9 @@ import Testing
 @testable import PeripheryGeometry
 
 /// Network and feature intrinsics, the grid → feature projection and the sign probes
-/// (reference, `docs/contract.md#42-vehicle-to-sensor-rotation`, `#44-network-intrinsics-and-projection`, `#45-source-projection-and-ground-guides`).
+/// (reference, `docs/reference/contract.md#42-vehicle-to-sensor-rotation`, `#44-network-intrinsics-and-projection`, `#45-source-projection-and-ground-guides`).
 struct CameraCalibrationTests {
-    /// The golden 3×4 projection (reference, `docs/contract.md#44-network-intrinsics-and-projection`), pitch −3.659°, h 1.2, fwd 1.65, comma K.
+    /// The golden 3×4 projection (reference, `docs/reference/contract.md#44-network-intrinsics-and-projection`), pitch −3.659°, h 1.2, fwd 1.65, comma K.
     static let goldenProjection: [[Double]] = [
         [141.35922330097085, 63.86953863182999, -4.084364694438494, -47.70588767851261],
         [0.0, 22.91347836460667, -143.11325068451362, -107.76939616350106],
@@ -66,7 +66,7 @@ struct CameraCalibrationTests {
         }
     }
 
-    // MARK: Sign probes (reference, `docs/contract.md#42-vehicle-to-sensor-rotation`)
+    // MARK: Sign probes (reference, `docs/reference/contract.md#42-vehicle-to-sensor-rotation`)
 
     static func calibration(pitch: Double = -3.659, roll: Double = 0, yaw: Double = 0, lateral: Double = 0) throws
         -> CameraCalibration {

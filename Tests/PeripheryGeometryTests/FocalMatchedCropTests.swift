@@ -2,7 +2,7 @@ import Testing
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 
-/// The focal-matched crop and letterbox of reference, `docs/contract.md#43-focal-matched-crop-and-letterbox`.
+/// The focal-matched crop and letterbox of reference, `docs/reference/contract.md#43-focal-matched-crop-and-letterbox`.
 struct FocalMatchedCropTests {
     @Test func commaGoldenExample() throws {
         // Spec: crop 824×412 at (170, 231), resize 0.6213592233, scaled 512×256, offsets 0,

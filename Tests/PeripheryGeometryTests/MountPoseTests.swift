@@ -3,7 +3,7 @@ import Testing
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 
-/// MountPose conventions of reference, `docs/contract.md#41-mount-pose`, `#42-vehicle-to-sensor-rotation`.
+/// MountPose conventions of reference, `docs/reference/contract.md#41-mount-pose`, `#42-vehicle-to-sensor-rotation`.
 struct MountPoseTests {
     @Test func fallbackIsCommaRig() {
         let p = MountPose.fallback
@@ -72,7 +72,7 @@ struct MountPoseTests {
         #expect(abs(onAxis.x - h / sin(d)) < 1e-12)
     }
 
-    // MARK: Plausibility (reference, `docs/contract.md#41-mount-pose`)
+    // MARK: Plausibility (reference, `docs/reference/contract.md#41-mount-pose`)
 
     @Test(arguments: [
         // (pitch°, roll°, yaw°, height, forward, lateral, field or nil)

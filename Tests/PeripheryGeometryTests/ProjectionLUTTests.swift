@@ -3,7 +3,7 @@ import Testing
 @testable import PeripheryGeometry
 @testable import PeripherySynthetic
 
-/// ProjectionLUT build, gather and serialization (reference, `docs/contract.md#5-projectionlut`).
+/// ProjectionLUT build, gather and serialization (reference, `docs/reference/contract.md#5-projectionlut`).
 struct ProjectionLUTTests {
     /// A projection that maps (x, y, z) to homogeneous (x, y, z): u = x/z, v = y/z.
     static let identity = Matrix3x4(linear: .identity, translation: SIMD3(0, 0, 0))

@@ -2,7 +2,7 @@ import Testing
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 
-/// When the calibration and LUT are rebuilt (reference, `docs/contract.md#47-when-to-rebuild`): |Δangle| > 0.0005 rad,
+/// When the calibration and LUT are rebuilt (reference, `docs/reference/contract.md#47-when-to-rebuild`): |Δangle| > 0.0005 rad,
 /// |Δheight| > 0.005 m, fx changed, or width changed; not for forwardOfOrigin, cx or cy alone.
 struct RebuildPolicyTests {
     static func base() throws -> CameraSetup {

@@ -16,7 +16,7 @@ func commaIntrinsics() throws -> CameraIntrinsics {
     try CameraIntrinsics(fx: 910, fy: 910, cx: 582, cy: 437, width: 1164, height: 874)
 }
 
-/// The golden calibration (reference, `docs/contract.md#44-network-intrinsics-and-projection`): comma K, pitch −3.659°, height 1.2 m, 1.65 m forward.
+/// The golden calibration (reference, `docs/reference/contract.md#44-network-intrinsics-and-projection`): comma K, pitch −3.659°, height 1.2 m, 1.65 m forward.
 func goldenCalibration() throws -> CameraCalibration {
     CameraCalibration(intrinsics: try commaIntrinsics(), pose: .fallback)
 }

@@ -5,7 +5,7 @@ import PeripheryTestSupport
 import Testing
 @testable import PeripheryIO
 
-/// The MCAP writer against the format's rules (`docs/mcap.md`), read back by a reader written
+/// The MCAP writer against the format's rules (`docs/guides/mcap.md`), read back by a reader written
 /// here from the specification; `make test-tools` also reads the files with the `mcap` package.
 struct MCAPWriterTests {
     /// CRC-32 bit by bit, the specification's definition, to hold the table-driven one to.

@@ -65,7 +65,7 @@ import Testing
             ]
             for (got, expected) in fields { #expect(abs(got - expected) < 2e-4) }
         }
-        // Spot values quoted in reference, `docs/contract.md#112-the-manifest`.
+        // Spot values quoted in reference, `docs/reference/contract.md#112-the-manifest`.
         #expect(abs(detections[0].box.x - 12.35) < 2e-4 && abs(detections[0].box.yaw - 0.36405) < 2e-4)
         #expect(abs(Double(detections[62].score) - 0.503066) < 2e-4 && detections[62].label == 1)
     }

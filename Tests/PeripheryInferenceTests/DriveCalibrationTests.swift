@@ -52,7 +52,7 @@ import Testing
         let window = calibrator.window
         #expect(window.samples >= 30 && window.isConverged)
         let pitch = try #require(window.pitch), yaw = try #require(window.yaw)
-        // 50-odd pairs: the median lands within a few tenths; the full 400-pair proof is in docs/calibration.md.
+        // 50-odd pairs: the median lands within a few tenths; the full 400-pair proof is in docs/results/calibration-accuracy.md.
         #expect(abs(pitch - truth.pitch) < 0.3 * .pi / 180, "pitch off by \((pitch - truth.pitch) * 180 / .pi)°")
         #expect(abs(yaw - truth.yaw) < 0.5 * .pi / 180, "yaw off by \((yaw - truth.yaw) * 180 / .pi)°")
         // Not before the window converged (30 pairs, every third frame), then applied.

@@ -5,7 +5,7 @@ import Foundation
 @testable import PeripheryIO
 import Testing
 
-/// The INT8 network, its file format and `--precision`: docs/weights.md.
+/// The INT8 network, its file format and `--precision`: docs/guides/weights.md.
 @Suite struct Int8NetworkTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

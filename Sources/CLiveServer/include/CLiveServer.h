@@ -1,4 +1,4 @@
-// An HTTP + WebSocket server on one port over libwebsockets, for the live view (docs/live.md).
+// An HTTP + WebSocket server on one port over libwebsockets, for the live view (docs/guides/live.md).
 //
 // libwebsockets is not thread-safe: every lws call happens on the server's own service thread,
 // except lws_cancel_service(), which the other threads call to wake it. Other threads hand their

@@ -1,7 +1,7 @@
 /// The tensor contract of the Safety40 detector: input, feature, volume and head shapes.
 ///
 /// Every number here is fixed by the trained network and the reference implementation
-/// (`docs/contract.md#1-tensor-contract`); nothing in this namespace is a tuning knob.
+/// (`docs/reference/contract.md#1-tensor-contract`); nothing in this namespace is a tuning knob.
 public enum Safety40 {
     /// Network input width in pixels.
     public static let inputWidth = 512

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Turns head outputs into vehicle-frame detections exactly as the reference decoder
-/// (`docs/contract.md#3-decode`): sigmoid, argmax, threshold, anchor decode, direction fold, grid → vehicle,
+/// (`docs/reference/contract.md#3-decode`): sigmoid, argmax, threshold, anchor decode, direction fold, grid → vehicle,
 /// validity, region, optional plausibility, circular NMS.
 public enum DetectionDecoder {
     /// Decodes all candidates and returns the NMS keepers in descending score.

@@ -1,4 +1,4 @@
-/// Matches one frame's predictions to its ground truth by the project's rule (`docs/evaluation.md`).
+/// Matches one frame's predictions to its ground truth by the project's rule (`docs/guides/evaluation.md`).
 ///
 /// Both sides are first restricted to `region` (bounds inclusive), to the vehicle labels
 /// {0, 1, 2} (pedestrians and unknown labels are ignored on both sides) and, when `maxRange` is

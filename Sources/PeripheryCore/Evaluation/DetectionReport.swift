@@ -1,4 +1,4 @@
-/// The detection figures of `docs/evaluation.md`: the seed's key-results table plus the contact error.
+/// The detection figures of `docs/guides/evaluation.md`: the seed's key-results table plus the contact error.
 ///
 /// Rates whose denominator is zero are 0 (see `MatchCounts`); medians over no true positives are nil.
 public struct DetectionReport: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The ego vehicle's motion between two tracker steps (reference `EgoDelta`, `docs/tracker.md#82-inputs-and-outputs`).
+/// The ego vehicle's motion between two tracker steps (reference `EgoDelta`, `docs/reference/tracker.md#82-inputs-and-outputs`).
 ///
 /// `dx` and `dy` are the displacement of the new ego origin expressed in the old ego frame (x
 /// forward, y left, metres); `dyaw` is the heading change (radians, counter-clockwise) and `dt` the

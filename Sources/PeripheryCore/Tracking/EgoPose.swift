@@ -1,7 +1,7 @@
 import Foundation
 
 /// The ego vehicle's pose in the tracker's world frame, which is the ego frame at the last reset
-/// (reference `Pose2D`, `docs/tracker.md#83-internal-state`).
+/// (reference `Pose2D`, `docs/reference/tracker.md#83-internal-state`).
 struct EgoPose: Sendable, Hashable {
     /// Position of the ego origin, metres.
     var x = 0.0

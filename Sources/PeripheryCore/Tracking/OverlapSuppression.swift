@@ -1,7 +1,7 @@
 import Foundation
 
 /// The same-family box overlap test the tracker applies to detections and to tracks
-/// (`docs/tracker.md#84-step-order` steps 1 and 10).
+/// (`docs/reference/tracker.md#84-step-order` steps 1 and 10).
 enum OverlapSuppression {
     /// A box and its class label; only its ground-plane footprint is tested.
     struct Box: Sendable {

@@ -1,4 +1,4 @@
-/// A confirmed track as the tracker reports it (reference `TrackedVehicle`, `docs/tracker.md#82-inputs-and-outputs`).
+/// A confirmed track as the tracker reports it (reference `TrackedVehicle`, `docs/reference/tracker.md#82-inputs-and-outputs`).
 public struct TrackedVehicle: Sendable, Hashable {
     /// Motion state of a track.
     public enum MotionState: String, Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-/// Tuning of `VehicleTracker` (reference `VehicleTrackerConfiguration`, `docs/tracker.md#81-configuration`).
+/// Tuning of `VehicleTracker` (reference `VehicleTrackerConfiguration`, `docs/reference/tracker.md#81-configuration`).
 ///
 /// The defaults are the reference's, which are also the configuration its conformance fixture was
 /// produced with. Distances are metres, times seconds, speeds m/s.

@@ -1,4 +1,4 @@
-/// Running totals of a `VehicleTracker` since its last reset (`docs/tracker.md#82-inputs-and-outputs`).
+/// Running totals of a `VehicleTracker` since its last reset (`docs/reference/tracker.md#82-inputs-and-outputs`).
 public struct TrackerCounters: Sendable, Hashable, Codable {
     /// Tracks created.
     public var births = 0

@@ -1,5 +1,5 @@
 /// When a frame stream must restart the tracker instead of predicting tracks forward
-/// (reference PerceptionEngine, `docs/tracker.md#86-ego-motion-for-the-tracker`).
+/// (reference PerceptionEngine, `docs/reference/tracker.md#86-ego-motion-for-the-tracker`).
 enum TrackerResetPolicy {
     /// Largest accepted mismatch between the ego motion's `dt` and the frame interval, seconds.
     static let intervalTolerance = 0.02

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The tracker's internal state for one vehicle (reference `Track`, `docs/tracker.md#83-internal-state`).
+/// The tracker's internal state for one vehicle (reference `Track`, `docs/reference/tracker.md#83-internal-state`).
 ///
 /// Position and yaw are in the current ego frame; `world` holds recent observed positions in the
 /// tracker's world frame, from which the velocities are estimated.

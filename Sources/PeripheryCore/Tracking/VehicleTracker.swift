@@ -2,7 +2,7 @@ import Foundation
 
 /// Multi-object tracker for detected vehicles: association, motion state and display heading
 /// (reference `VehicleTracker`, an exact port of the Python `associate.py` and `heading_state.py`;
-/// `docs/tracker.md#8-vehicletracker`).
+/// `docs/reference/tracker.md#8-vehicletracker`).
 ///
 /// Feed it one frame at a time with `step(detections:ego:t:)`; it returns the confirmed tracks.
 /// Positions are in the current ego (vehicle) frame; internally the tracker keeps the ego pose in
@@ -37,7 +37,7 @@ public struct VehicleTracker: Sendable {
     /// Advances the tracker by one frame and returns the confirmed tracks in track order.
     ///
     /// - Parameters:
-    ///   - detections: this frame's boxes in the current vehicle frame.
+    ///   - input: this frame's boxes in the current vehicle frame.
     ///   - ego: the ego motion from the previous frame to this one. `ego.valid` is not read: when
     ///     the motion is unknown the caller resets the tracker instead.
     ///   - t: this frame's timestamp, seconds.

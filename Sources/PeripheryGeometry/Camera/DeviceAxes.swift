@@ -1,6 +1,6 @@
 import PeripheryCore
 
-/// The phone's own axes (`docs/contract.md#23-axes`), in which its gyro, accelerometer and gravity report:
+/// The phone's own axes (`docs/reference/contract.md#23-axes`), in which its gyro, accelerometer and gravity report:
 /// +x the right edge, +y the top edge, +z out of the screen. For the rear camera, image right is
 /// −y, image down is −x and the optical axis is −z.
 package enum DeviceAxes {

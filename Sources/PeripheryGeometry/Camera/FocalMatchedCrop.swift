@@ -34,7 +34,7 @@ public struct FocalMatchedCrop: Sendable, Hashable {
     /// Computes the crop for a camera (reference `focalMatchedCrop`; rounding half away from zero).
     ///
     /// - Parameters:
-    ///   - intrinsics: the source camera.
+    ///   - k: the source camera.
     ///   - targetFocal: the trained focal in network pixels.
     ///   - networkWidth: network input width.
     ///   - networkHeight: network input height.

@@ -1,4 +1,4 @@
-/// When a changed camera setup needs a new calibration and ProjectionLUT (reference, `docs/contract.md#47-when-to-rebuild`).
+/// When a changed camera setup needs a new calibration and ProjectionLUT (reference, `docs/reference/contract.md#47-when-to-rebuild`).
 ///
 /// Rebuilding costs a LUT build per frame, and angle noise below ~0.03° moves no voxel, so small
 /// changes are ignored.

@@ -1,4 +1,4 @@
-/// Mount yaw from the GPS course against the camera's heading (`docs/calibration-from-motion.md#93-gravity-roll-and-course-yaw`).
+/// Mount yaw from the GPS course against the camera's heading (`docs/reference/calibration-from-motion.md#93-gravity-roll-and-course-yaw`).
 ///
 /// The course is the direction of travel and the heading where the camera points, both clockwise
 /// from north, so their difference is the mount yaw (positive left). A fix counts when its course is

@@ -17,7 +17,7 @@ package struct FlowSample: Sendable, Hashable {
 }
 
 /// The focus of expansion of a flow field: the image point that straight-ahead travel streams away
-/// from (`docs/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`).
+/// from (`docs/reference/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`).
 ///
 /// The field is first de-rotated with the gyro (`derotated`), then each vector votes for a line
 /// through its point along its direction; RANSAC over pairs of lines (200 iterations, 2 px, the

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a mount value came from; a value may only be overwritten by one of equal or higher rank
-/// (`docs/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`, `#93-gravity-roll-and-course-yaw`).
+/// (`docs/reference/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`, `#93-gravity-roll-and-course-yaw`).
 package enum PoseProvenance: Int, Sendable, Hashable, Comparable, CaseIterable {
     case fallback = 0
     case gravity = 1

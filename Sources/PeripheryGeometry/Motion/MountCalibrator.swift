@@ -15,7 +15,7 @@ public struct GyroSample: Sendable, Hashable {
 }
 
 /// Estimates mount pitch and yaw while driving from the focus of expansion of frame pairs
-/// (`docs/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`): every third frame, on a grey working image 448 px wide,
+/// (`docs/reference/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`): every third frame, on a grey working image 448 px wide,
 /// gated on speed and yaw rate, de-rotated with the mean gyro rate over the pair, into a
 /// `PitchWindow` of per-pair angles. It keeps the previous frame's working image: one calibrator
 /// per drive and thread.

@@ -1,5 +1,5 @@
 /// The rolling window of per-pair mount estimates and its robust statistics
-/// (`docs/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`): median pitch and yaw, σ from the 16th–84th percentiles,
+/// (`docs/reference/calibration-from-motion.md#91-pitch-and-yaw-from-the-focus-of-expansion`): median pitch and yaw, σ from the 16th–84th percentiles,
 /// an accept rate over the latest attempts, and when the estimate may be shown or applied.
 public struct PitchWindow: Sendable, Hashable {
     /// Gates and sizes of one use of the estimator.

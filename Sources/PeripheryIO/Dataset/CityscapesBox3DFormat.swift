@@ -2,7 +2,7 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 
-/// The Cityscapes 3D layout (docs/training.md §6):
+/// The Cityscapes 3D layout (docs/guides/training.md §6):
 ///
 /// ```
 /// DIR/leftImg8bit/<split>/<city>/<city>_<seq>_<frame>_leftImg8bit.png   the frame
@@ -55,7 +55,9 @@ public enum CityscapesBox3DFormat {
             pitch: -(try value(extrinsic, "extrinsic", "pitch")), roll: try value(extrinsic, "extrinsic", "roll"),
             yaw: try value(extrinsic, "extrinsic", "yaw"), height: try value(extrinsic, "extrinsic", "z"),
             forwardOfOrigin: try value(extrinsic, "extrinsic", "x"), lateralOffset: try value(extrinsic, "extrinsic", "y"))
-        guard pose.isPlausible else { throw .unreadable(path: path, reason: "extrinsic: the mount is outside the plausible range of docs/geometry.md") }
+        guard pose.isPlausible else {
+            throw .unreadable(path: path, reason: "extrinsic: the mount is outside the plausible range of docs/reference/geometry.md")
+        }
         let (fx, fy) = (try value(intrinsic, "intrinsic", "fx"), try value(intrinsic, "intrinsic", "fy"))
         let (cx, cy) = (try value(intrinsic, "intrinsic", "u0"), try value(intrinsic, "intrinsic", "v0"))
         do {

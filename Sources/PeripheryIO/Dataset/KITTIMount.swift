@@ -2,7 +2,7 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 
-/// Where a KITTI dataset's vehicle frame lies (docs/training.md §6). KITTI's files give the camera
+/// Where a KITTI dataset's vehicle frame lies (docs/guides/training.md §6). KITTI's files give the camera
 /// relative to its rectified frame, not to the road, so the mount comes from the user.
 public enum KITTIMount: Sendable, Hashable {
     /// The rectified camera frame is a camera with this mount (KITTI's own rig: about 1.65 m above
@@ -54,7 +54,7 @@ public enum KITTIMount: Sendable, Hashable {
             forwardOfOrigin: try number("forward_of_origin_m", nil), lateralOffset: try number("lateral_offset_m", nil))
         guard pose.isPlausible else {
             throw .unreadable(
-                path: height == nil ? path : root, reason: "the mount (height \(pose.height) m) is outside the plausible range of docs/geometry.md")
+                path: height == nil ? path : root, reason: "the mount (height \(pose.height) m) is outside the plausible range of docs/reference/geometry.md")
         }
         return .rectifiedCamera(pose)
     }

@@ -3,11 +3,11 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// A labelled dataset in any layout that `periphery eval` and `periphery prepare` read
-/// (docs/training.md §6): the native one `periphery synth` writes, KITTI 3D object, Cityscapes 3D.
+/// (docs/guides/training.md §6): the native one `periphery synth` writes, KITTI 3D object, Cityscapes 3D.
 ///
 /// Its entries (the files of each frame) are listed when the dataset is opened and read one at a
 /// time; a frame that cannot be read throws its own error naming the file and field, so that a
-/// caller can skip it (docs/training.md §8) and go on.
+/// caller can skip it (docs/guides/training.md §8) and go on.
 public struct LabelledDataset: Sendable {
     /// The directory layouts.
     public enum Layout: String, Sendable, CaseIterable {

@@ -16,7 +16,7 @@ public struct LabelledFrame: Sendable {
     public var warnings: [String]
 
     /// Which labelled vehicles of a real dataset the detector can be asked to find: the rule of the
-    /// synthetic world (`docs/training.md` §6) from what a dataset gives. At most half of the box's
+    /// synthetic world (`docs/guides/training.md` §6) from what a dataset gives. At most half of the box's
     /// projection lies outside the focal-matched crop, and its visible 2-D box (when the dataset has
     /// one) covers at least `minimumViewPixels` of the crop.
     public static func isInView(_ box: VehicleBox, visible: SIMD4<Double>?, calibration: CameraCalibration) -> Bool {

@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 
-/// The labels file of the native dataset layout (`DIR/labels/NNNNNN.json`, docs/training.md §6):
+/// The labels file of the native dataset layout (`DIR/labels/NNNNNN.json`, docs/guides/training.md §6):
 /// `{"vehicles": [{"label", "x", "y", "z", "length", "width", "height", "yaw", "in_view", …}]}`,
 /// vehicle frame, z at the box centre. Vehicles with `"in_view": false` are don't-care; labels
 /// without `in_view` count as in view.

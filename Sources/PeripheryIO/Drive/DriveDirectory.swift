@@ -4,7 +4,7 @@ import PeripheryGeometry
 
 /// A recorded drive on disk: frames (PNG/JPEG, in name order, at the top level or else in
 /// `images/`) with optional `frames.csv`,
-/// `motion.csv` and `location.csv` in the reference layout (`docs/contract.md#13-drive-and-replay-formats`).
+/// `motion.csv` and `location.csv` in the reference layout (`docs/reference/contract.md#13-drive-and-replay-formats`).
 public struct DriveDirectory: Sendable {
     /// One frame: its picture file, its timestamp and, when `frames.csv` gives one, its camera.
     public struct FrameEntry: Sendable {

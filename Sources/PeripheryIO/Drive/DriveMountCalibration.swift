@@ -4,7 +4,7 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Mount pitch and yaw of a recorded drive from the focus of expansion of its frames: what
-/// `periphery calibrate` runs (`docs/calibration-from-motion.md`).
+/// `periphery calibrate` runs (`docs/reference/calibration-from-motion.md`).
 public struct DriveMountCalibration {
     /// The drive.
     public let drive: DriveDirectory

@@ -26,7 +26,9 @@ public struct FoxgloveEncoder: Sendable {
 
     /// The frame's messages, in `FoxgloveTopic.allCases` order.
     ///
-    /// - Parameter name: names the output in a compression error.
+    /// - Parameters:
+    ///   - frame: the processed camera frame and its results.
+    ///   - name: names the output in a compression error.
     /// - Throws: `ImageError` if the picture cannot be compressed.
     public func messages(for frame: FoxgloveFrame, name: String) throws -> [Message] {
         let time = Foxglove.Time(seconds: frame.timestamp), logTime = frame.logTime

@@ -2,7 +2,7 @@ import Foundation
 
 /// JSON text written field by field, as the replay sidecar's lines are. The Foxglove messages go out
 /// up to fifteen times a second beside a saturated engine; `JSONEncoder`'s generic Codable paths
-/// cost several times more (docs/benchmarks.md, "Live view").
+/// cost several times more (docs/results/benchmarks-history.md, "Live view").
 struct JSONText {
     private(set) var bytes: [UInt8] = []
 

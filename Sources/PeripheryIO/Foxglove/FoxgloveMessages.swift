@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 
-/// The Foxglove message types of a run (`docs/mcap.md#channels`). `FoxgloveJSON.swift` writes them
+/// The Foxglove message types of a run (`docs/guides/mcap.md#channels`). `FoxgloveJSON.swift` writes them
 /// as JSON with Foxglove's field names (snake case, `D`/`K`/`R`/`P` in capitals), times as
 /// `{sec, nsec}`, bytes as base64; `FoxgloveSchema` holds their JSON Schemas.
 enum Foxglove {

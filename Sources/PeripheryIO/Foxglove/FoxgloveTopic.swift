@@ -1,6 +1,6 @@
 import Foundation
 
-/// The channels of a perception run in Foxglove's terms (`docs/mcap.md#channels`), shared by the
+/// The channels of a perception run in Foxglove's terms (`docs/guides/mcap.md#channels`), shared by the
 /// MCAP recording and the live server: one message per frame on each, JSON with a JSON Schema.
 public enum FoxgloveTopic: String, CaseIterable, Sendable {
     case image = "/camera/image"
@@ -38,7 +38,7 @@ public enum FoxgloveTopic: String, CaseIterable, Sendable {
         case .scene: FoxgloveSchema.sceneUpdate.document(named: schemaName)
         case .egoPath: FoxgloveSchema.posesInFrame.document(named: schemaName)
         case .result:
-            Data(#"{"title":"periphery.FrameResult","type":"object","description":"one line of replay-safety40-v1.jsonl (docs/contract.md)"}"#.utf8)
+            Data(#"{"title":"periphery.FrameResult","type":"object","description":"one line of replay-safety40-v1.jsonl (docs/reference/contract.md)"}"#.utf8)
         case .stats: FoxgloveSchema.runStats.document(named: schemaName)
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 
-/// A perception run as an MCAP file that Foxglove opens as it is (`docs/mcap.md`): per frame, the
+/// A perception run as an MCAP file that Foxglove opens as it is (`docs/guides/mcap.md`): per frame, the
 /// camera picture (JPEG), its calibration, the camera's pose on the vehicle, the tracks and raw
 /// detections as 3-D boxes in the vehicle frame, the ego's recent path, the frame's raw result
 /// (the replay sidecar's line) and the run's counts: `FoxgloveEncoder`'s messages, with log

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Little-endian MCAP record encoding (`docs/mcap.md#records`): an opcode, a 64-bit length, then
+/// Little-endian MCAP record encoding (`docs/guides/mcap.md#records`): an opcode, a 64-bit length, then
 /// the fields; strings and byte arrays carry a 32-bit length, maps and arrays a 32-bit byte count.
 struct MCAPRecordBuffer {
     /// The encoded bytes.

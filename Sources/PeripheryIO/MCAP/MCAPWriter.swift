@@ -1,6 +1,6 @@
 import Foundation
 
-/// Writes an MCAP file (`docs/mcap.md`): schemas and channels up front, messages in uncompressed
+/// Writes an MCAP file (`docs/guides/mcap.md`): schemas and channels up front, messages in uncompressed
 /// chunks each followed by its message indexes, then the summary (schemas, channels, statistics,
 /// chunk indexes), the summary offsets and the footer, so that readers can seek and check CRCs.
 ///

@@ -2,9 +2,9 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 
-/// Writes the reference replay sidecar `replay-safety40-v1.jsonl` (`docs/contract.md#13-drive-and-replay-formats`): a header line,
+/// Writes the reference replay sidecar `replay-safety40-v1.jsonl` (`docs/reference/contract.md#13-drive-and-replay-formats`): a header line,
 /// then one JSON line per processed frame with raw detections, tracks, ego motion, calibration and
-/// stage timings, and the live fields (`docs/live.md`); the last line is the run's summary,
+/// stage timings, and the live fields (`docs/guides/live.md`); the last line is the run's summary,
 /// `{"summary": {...}}`.
 public struct ReplaySidecar {
     /// The file name the reference uses.

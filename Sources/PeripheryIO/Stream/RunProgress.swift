@@ -1,5 +1,5 @@
 /// How far a run has got at one of its frames: the counts so far and the recent rate, for live
-/// viewers (`/perception/stats`, docs/live.md).
+/// viewers (`/perception/stats`, docs/guides/live.md).
 public struct RunProgress: Sendable, Equatable, Codable {
     /// Frames processed, this one included.
     public var processed: Int

@@ -27,7 +27,7 @@ package struct BLASInfo: Sendable, Hashable {
     package let selfTestError: Double
 
     /// A warning when the user's `OPENBLAS_CORETYPE` selects an older kernel family than this
-    /// CPU runs (e.g. `Haswell` on an AVX-512 CPU, docs/benchmarks.md).
+    /// CPU runs (e.g. `Haswell` on an AVX-512 CPU, docs/results/benchmarks.md).
     package var slowerKernelWarning: String? {
         // Kernel families by the widest instructions they use.
         let rank = ["prescott": 0, "nehalem": 1, "sandybridge": 2, "haswell": 3, "zen": 3, "skylakex": 4, "cooperlake": 4, "sapphirerapids": 4]

@@ -5,7 +5,7 @@ import PeripheryGeometry
 /// What `periphery bench` measures: `Detector.detect` on a fixed synthetic input (uniform in
 /// [−2, 2], fixed seed) with the reference calibration, per stage and optionally per layer, and
 /// the preprocessing of one camera's frames on its own. Percentiles use index round((n−1)·p) of
-/// the sorted times (`docs/benchmarks.md`).
+/// the sorted times (`docs/results/benchmarks.md`).
 package enum DetectorBenchmark {
     /// Median and 95th percentile of one stage, milliseconds.
     package struct Spread: Codable, Sendable, Equatable {

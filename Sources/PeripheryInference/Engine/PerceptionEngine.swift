@@ -81,7 +81,7 @@ public enum PerceptionError: Error, Equatable, CustomStringConvertible {
 /// The whole per-frame pipeline: calibrate → crop → preprocess → detect → decode → track.
 ///
 /// Calibration and ProjectionLUT are rebuilt only when `RebuildPolicy` says so. The tracker is
-/// reset, and fed `EgoDelta(dt: 0)`, when the reference resets it (`docs/tracker.md#86-ego-motion-for-the-tracker`): no previous
+/// reset, and fed `EgoDelta(dt: 0)`, when the reference resets it (`docs/reference/tracker.md#86-ego-motion-for-the-tracker`): no previous
 /// frame, no or invalid ego motion, a frame interval ≤ 0 or > 1 s, or an ego `dt` more than 20 ms
 /// off the interval. A frame with a non-finite timestamp resets the tracker and reports no tracks.
 /// One engine per thread; it reuses all its buffers across frames. Engines built from one

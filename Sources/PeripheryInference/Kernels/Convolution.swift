@@ -24,12 +24,12 @@ struct Convolution: Sendable {
 
     /// Weight matrices (`outChannels · reduction` floats) above this many are split into as few
     /// column tiles as possible: 4 per worker made layer 4 and the BEV neck's stride-2 layer pack
-    /// their 1–9 MB of weights 2–4 times over (docs/benchmarks.md).
+    /// their 1–9 MB of weights 2–4 times over (docs/results/benchmarks.md).
     static let largeWeights = 1 << 18
 
     /// Most floats of one im2col tile of a small-weight convolution (1 MB, half a core's L2): larger
     /// tiles, such as the 7×7 stem's 2.4 MB, fall out of the cache between writing and reading
-    /// (docs/benchmarks.md).
+    /// (docs/results/benchmarks.md).
     static let cachedTile = 1 << 18
 
     /// Whether the weight matrix is above ``largeWeights``.

@@ -78,7 +78,7 @@ struct WinogradPlan {
     /// Most tiles a map may have and still run without blocks. Up to here the phases split between
     /// workers win: each worker streams only its share of U (the 36 positions split, not every
     /// worker all of U) into GEMMs twice as wide, and V and M stay small (the BEV neck's 41×80 maps,
-    /// 220 tiles; measurements in docs/benchmarks.md).
+    /// 220 tiles; measurements in docs/results/benchmarks.md).
     static let maximumUnblockedTiles = 256
 
     init(height: Int, width: Int, threads: Int) {

@@ -19,7 +19,7 @@ struct ConvolutionSpec: Sendable {
     }
 }
 
-/// The weights of Safety40 (`docs/network.md`), named as in the Fast-BEV / mmdet3d checkpoint: the
+/// The weights of Safety40 (`docs/reference/network.md`), named as in the Fast-BEV / mmdet3d checkpoint: the
 /// convolutions of `Safety40Graph`, in its (checkpoint) order.
 enum Safety40Architecture {
     /// Every convolution, in checkpoint order.

@@ -1,6 +1,6 @@
 import PeripheryCore
 
-/// What one layer of the Safety40 graph computes (docs/network.md).
+/// What one layer of the Safety40 graph computes (docs/reference/network.md).
 enum Safety40Operation: Equatable, Sendable {
     /// The network's input, normalised planar RGB, which the caller writes.
     case image

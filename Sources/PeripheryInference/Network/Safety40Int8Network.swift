@@ -3,7 +3,7 @@ import Dispatch
 import PeripheryCore
 import PeripheryGeometry
 
-/// The Safety40 network in INT8 (docs/weights.md), the layers of `Safety40Graph` in execution
+/// The Safety40 network in INT8 (docs/guides/weights.md), the layers of `Safety40Graph` in execution
 /// order: uint8 NHWC activations, int8 weights packed for the CPU's instruction set, int32
 /// accumulation and a float epilogue per convolution. Every point of `Safety40QuantizationGraph`
 /// has a buffer of its own in one byte arena, so no buffer's zero-point border is ever overwritten

@@ -2,7 +2,7 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Turns a camera frame into the network input: the normalised planar RGB float32 tensor
-/// `[3, 256, 512]` of reference, `docs/contract.md#6-preprocess`.
+/// `[3, 256, 512]` of reference, `docs/reference/contract.md#6-preprocess`.
 ///
 /// Steps, for a frame and its `FocalMatchedCrop`:
 /// 1. crop `width × height` at (`x`, `y`) of the frame;

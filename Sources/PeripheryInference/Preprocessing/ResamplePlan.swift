@@ -430,7 +430,7 @@ private func packedResult(_ sums: SIMD4<Int32>) -> SIMD4<Int32> {
 private func multiplyAdd(_ a: SIMD4<Int32>, _ b: SIMD4<Int32>) -> SIMD4<Int32> {
     let p = widened(unsafeBitCast(a, to: SIMD8<Int16>.self)) &* widened(unsafeBitCast(b, to: SIMD8<Int16>.self))
     // Lane by lane, not `evenHalf &+ oddHalf`: those generic accessors are not always inlined, and
-    // a call per multiply-add is far slower (docs/benchmarks.md).
+    // a call per multiply-add is far slower (docs/results/benchmarks.md).
     return SIMD4(p[0] &+ p[1], p[2] &+ p[3], p[4] &+ p[5], p[6] &+ p[7])
 }
 

@@ -3,7 +3,7 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Post-training static quantization of FP32 Safety40 weights to the INT8 network
-/// (docs/weights.md): int8 weights symmetric per output channel (largest |weight| → 127), uint8
+/// (docs/guides/weights.md): int8 weights symmetric per output channel (largest |weight| → 127), uint8
 /// activations per tensor with the range of least squared error over calibration frames run
 /// through the FP32 network.
 ///

@@ -121,7 +121,7 @@ package struct SelfCheckVectors: Sendable {
         return try SelfCheckVectors(directory: directory)
     }
 
-    /// The manifest's JSON layout (reference, `docs/contract.md#112-the-manifest`).
+    /// The manifest's JSON layout (reference, `docs/reference/contract.md#112-the-manifest`).
     private struct Manifest: Decodable {
         struct Calibration: Decodable {
             var pitch_deg: Double

@@ -1,4 +1,4 @@
-/// The INT8 form of the Safety40 weights (`periphery quantize`, docs/weights.md): per-channel int8
+/// The INT8 form of the Safety40 weights (`periphery quantize`, docs/guides/weights.md): per-channel int8
 /// convolutions and the activation quantization of every point of `Safety40QuantizationGraph`.
 struct Safety40Int8Weights: Sendable {
     let convolutions: [String: QuantizedConvolution]

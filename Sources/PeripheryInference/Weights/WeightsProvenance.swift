@@ -1,5 +1,5 @@
 /// How a weights file says it was made, read from its `__metadata__` keys `trained`,
-/// `training_data` and `provenance` (`docs/weights.md`); a file that says nothing reads as trained.
+/// `training_data` and `provenance` (`docs/guides/weights.md`); a file that says nothing reads as trained.
 public struct WeightsProvenance: Sendable, Hashable {
     /// What the network learnt from. The raw value is the word the live view's metadata carries.
     public enum Training: String, Sendable, Hashable {

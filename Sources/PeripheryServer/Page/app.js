@@ -33,7 +33,7 @@
   const BACKOFF_MIN_MS = 500, BACKOFF_MAX_MS = 2000;
   const KEEP_RESULTS = 16;
   const NETWORK_WIDTH = 512, DEFAULT_NETWORK_FOCAL = 565.6; // Safety40 contract
-  // Track tuple fields (docs/contract.md §13).
+  // Track tuple fields (docs/reference/contract.md §13).
   const T = { id: 0, x: 1, y: 2, z: 3, l: 4, w: 5, h: 6, yaw: 7, modelYaw: 8, label: 9, score: 10, hits: 11,
     observed: 12, state: 13, velocity: 14, trail: 15, heading: 16 };
   // Raw detection row: [score, label, x, y, z, length, width, height, yaw].
@@ -858,7 +858,7 @@
       .sort((a, b) => cam.depth([b[T.x], b[T.y], 0]) - cam.depth([a[T.x], a[T.y], 0]));
     for (const t of sorted) {
       const trail = Array.isArray(t[T.trail]) ? t[T.trail] : [];
-      // Trail points are [t, x, y] (docs/contract.md §13).
+      // Trail points are [t, x, y] (docs/reference/contract.md §13).
       const pts = trail.filter((p) => Array.isArray(p) && p.length >= 3)
         .map((p) => [p[1], p[2], 0.07]);
       if (pts.length > 1) strokeLine(ctx, cam, pts, rgba(classOf(t[T.label]).rgb, 0.6), 1.5);

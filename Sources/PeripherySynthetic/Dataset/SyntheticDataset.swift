@@ -7,7 +7,7 @@ import PeripheryIO
 ///
 /// ```
 /// DIR/images/000000.png         the camera frame
-/// DIR/calibration/000000.json   its calibration file (docs/geometry.md format)
+/// DIR/calibration/000000.json   its calibration file (docs/reference/geometry.md format)
 /// DIR/labels/000000.json        {"vehicles": [{"class", "label", "x", "y", "z", "length", "width",
 ///                                 "height", "yaw", "visible_pixels", "view_pixels", "view_truncation",
 ///                                 "in_view", "occlusion", "truncation"}]}

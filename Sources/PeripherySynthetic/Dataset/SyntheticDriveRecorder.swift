@@ -3,7 +3,7 @@ import PeripheryCore
 import PeripheryGeometry
 import PeripheryIO
 
-/// Records a `SyntheticDrive` the way the reference recorder lays out a drive (`docs/contract.md#13-drive-and-replay-formats`),
+/// Records a `SyntheticDrive` the way the reference recorder lays out a drive (`docs/reference/contract.md#13-drive-and-replay-formats`),
 /// with the truth beside it:
 ///
 /// ```
