@@ -9,9 +9,9 @@ DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavform
 # Only for `make test-tools`: the browser the live page is tested in.
 TOOLS_DEB_PACKAGES := chromium
 
-.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs
+.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint
 
-test: deps
+test: deps lint
 	python3 tools/check_sources.py
 	$(SWIFT) build $(RELEASE)
 	$(SWIFT) test $(RELEASE)
@@ -19,6 +19,15 @@ test: deps
 	PERIPHERY_ALLOCATION_TEST=1 $(SWIFT) test $(RELEASE) --skip-build --filter AllocationTests
 	$(MAKE) check-cli BIN=.build/release/periphery
 	python3 tools/check_readme_example.py .build/release/periphery-example
+
+# The toolchain's swift-format with the repository's .swift-format: `make format` rewrites the tree,
+# `make lint` (part of `make test`) fails on any finding.
+SWIFT_FORMAT ?= swift-format
+FORMATTED := Sources Tests Examples
+format:
+	$(SWIFT_FORMAT) format --in-place --recursive --parallel $(FORMATTED)
+lint:
+	$(SWIFT_FORMAT) lint --strict --recursive --parallel $(FORMATTED)
 
 demo: deps
 	$(SWIFT) build -c release

@@ -503,7 +503,7 @@ final class GPSFake: @unchecked Sendable {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = arguments.map { strdup($0) } + [nil], envp = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for string in argv + envp { free(string) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, envp)
         guard status == 0 else { throw Failure(description: "posix_spawn timeout gpsfake: \(String(cString: strerror(status)))") }

@@ -36,6 +36,8 @@ enum Foxglove {
         var frameId: String
         var width, height: Int
         var distortionModel: String
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // The field names of foxglove.CameraCalibration.
         var D, K, R, P: [Double]
     }
 

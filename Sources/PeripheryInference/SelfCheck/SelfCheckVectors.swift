@@ -123,6 +123,8 @@ package struct SelfCheckVectors: Sendable {
 
     /// The manifest's JSON layout (reference, `docs/reference/contract.md#112-the-manifest`).
     private struct Manifest: Decodable {
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // The manifest's own key names.
         struct Calibration: Decodable {
             var pitch_deg: Double
             var camera_height_m: Double
@@ -132,7 +134,9 @@ package struct SelfCheckVectors: Sendable {
             var trained_focal_px: Double
         }
         struct Crop: Decodable { var x, y, width, height: Int }
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         struct Counts: Decodable { var visible_voxels: Int }
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         struct Decode: Decodable { var threshold: Double; var nms_radius: Double }
         var calibration: Calibration
         var crop: Crop

@@ -56,15 +56,15 @@ final class WebSocketHost: @unchecked Sendable {
         let context = Unmanaged.passUnretained(handlerBox).toOpaque()
         // Every C string and buffer below lives until pv_server_start returns, which copies them.
         let cStrings = subprotocols.map { strdup($0) }
-        defer { cStrings.forEach { free($0) } }
+        defer { for string in cStrings { free(string) } }
         let cPaths = files.map { strdup($0.path) }, cTypes = files.map { strdup($0.contentType) }
-        defer { (cPaths + cTypes).forEach { free($0) } }
+        defer { for string in cPaths + cTypes { free(string) } }
         let bodies = files.map { file -> UnsafeMutablePointer<UInt8> in
             let body = UnsafeMutablePointer<UInt8>.allocate(capacity: max(file.body.count, 1))
             body.initialize(from: file.body, count: file.body.count)
             return body
         }
-        defer { bodies.forEach { $0.deallocate() } }
+        defer { for body in bodies { body.deallocate() } }
         var cFiles = files.indices.map { i in
             pv_server_file(path: cPaths[i], content_type: cTypes[i], body: bodies[i], length: files[i].body.count)
         }
@@ -123,7 +123,7 @@ final class WebSocketHost: @unchecked Sendable {
             p.initialize(from: message, count: message.count)
             return p
         }
-        defer { pointers.forEach { $0.deallocate() } }
+        defer { for pointer in pointers { pointer.deallocate() } }
         var constPointers = pointers.map { Optional(UnsafePointer($0)) }
         var lengths = messages.map(\.count)
         let status = pv_server_send_unit(server, client, &constPointers, &lengths, Int32(messages.count))
