@@ -117,10 +117,10 @@ public enum ProjectionLUTError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .countMismatch(i, v): "LUT has \(i) indices but \(v) visibility flags"
-        case let .indexOutOfRange(voxel, index): "LUT index \(index) of voxel \(voxel) is outside the feature plane"
-        case let .invalidVisibility(voxel, value): "LUT visibility \(value) of voxel \(voxel) is not 0 or 1"
-        case let .wrongByteCount(e, a): "LUT data has \(a) bytes, expected \(e)"
+        case .countMismatch(let i, let v): "LUT has \(i) indices but \(v) visibility flags"
+        case .indexOutOfRange(let voxel, let index): "LUT index \(index) of voxel \(voxel) is outside the feature plane"
+        case .invalidVisibility(let voxel, let value): "LUT visibility \(value) of voxel \(voxel) is not 0 or 1"
+        case .wrongByteCount(let e, let a): "LUT data has \(a) bytes, expected \(e)"
         }
     }
 }

@@ -14,7 +14,8 @@ extension Canvas {
         for row in area.y..<(area.y + area.height) {
             for column in area.x..<(area.x + area.width) {
                 let s = mapping.source(SIMD2(Double(column) + 0.5, Double(row) + 0.5))
-                let value = footprint > 1
+                let value =
+                    footprint > 1
                     ? Canvas.boxSample(source, centre: s, footprint: footprint)
                     : Canvas.bilinearSample(source, at: s)
                 guard let value else { continue }

@@ -68,9 +68,10 @@ extension Canvas {
             maxX = max(maxX, a.x, b.x)
             maxY = max(maxY, a.y, b.y)
         }
-        guard var mask = CoverageMask(
-            minX: minX - reach, minY: minY - reach, maxX: maxX + reach, maxY: maxY + reach,
-            canvasWidth: width, canvasHeight: height)
+        guard
+            var mask = CoverageMask(
+                minX: minX - reach, minY: minY - reach, maxX: maxX + reach, maxY: maxY + reach,
+                canvasWidth: width, canvasHeight: height)
         else { return }
         let gain = Float(min(style.width, 1))
         for (a, b, buttStart, buttEnd) in pieces {
@@ -106,9 +107,10 @@ extension Canvas {
                 }
                 let start = travelled + t0 * length, end = travelled + t1 * length
                 for (u0, u1) in dashIntervals(dash, from: start, to: end) {
-                    pieces.append((
-                        a + ((u0 - travelled) / length) * d, a + ((u1 - travelled) / length) * d, u0 > start, u1 < end
-                    ))
+                    pieces.append(
+                        (
+                            a + ((u0 - travelled) / length) * d, a + ((u1 - travelled) / length) * d, u0 > start, u1 < end
+                        ))
                 }
             }
         }

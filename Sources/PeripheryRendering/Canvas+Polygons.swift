@@ -24,9 +24,9 @@ extension Canvas {
         let usable = rings.filter { $0.count >= 3 && $0.allSatisfy { $0.x.isFinite && $0.y.isFinite } }
         let all = usable.joined()
         guard let minX = all.map(\.x).min(), let maxX = all.map(\.x).max(),
-              let minY = all.map(\.y).min(), let maxY = all.map(\.y).max(),
-              var mask = CoverageMask(
-                  minX: minX, minY: minY, maxX: maxX, maxY: maxY, canvasWidth: width, canvasHeight: height)
+            let minY = all.map(\.y).min(), let maxY = all.map(\.y).max(),
+            var mask = CoverageMask(
+                minX: minX, minY: minY, maxX: maxX, maxY: maxY, canvasWidth: width, canvasHeight: height)
         else { return }
         mask.addRings(usable, rule: rule)
         composite(mask, colour: colour)
@@ -39,7 +39,11 @@ extension CoverageMask {
 
     /// Adds the coverage of the rings' interior (coverage accumulates; callers use a fresh mask).
     mutating func addRings(_ rings: [[SIMD2<Double>]], rule: FillRule) {
-        struct Edge { var a: SIMD2<Double>; var b: SIMD2<Double>; var direction: Int }
+        struct Edge {
+            var a: SIMD2<Double>
+            var b: SIMD2<Double>
+            var direction: Int
+        }
         var edges: [Edge] = []
         for ring in rings {
             for (i, a) in ring.enumerated() {

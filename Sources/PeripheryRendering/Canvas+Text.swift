@@ -28,15 +28,17 @@ extension Canvas {
         let s = max(scale, 1)
         let size = BitmapFont.size(of: text, scale: s)
         guard size.width > 0 else { return }
-        let left = switch alignment {
-        case .left: anchor.x
-        case .centre: anchor.x - size.width / 2
-        case .right: anchor.x - size.width
-        }
+        let left =
+            switch alignment {
+            case .left: anchor.x
+            case .centre: anchor.x - size.width / 2
+            case .right: anchor.x - size.width
+            }
         let top = anchor.y
-        guard var glyphs = CoverageMask(
-            minX: Double(left - 1), minY: Double(top - 1), maxX: Double(left + size.width),
-            maxY: Double(top + size.height), canvasWidth: width, canvasHeight: height)
+        guard
+            var glyphs = CoverageMask(
+                minX: Double(left - 1), minY: Double(top - 1), maxX: Double(left + size.width),
+                maxY: Double(top + size.height), canvasWidth: width, canvasHeight: height)
         else { return }
         for (index, character) in text.enumerated() {
             let rows = BitmapFont.rows(for: character)

@@ -63,7 +63,7 @@ extension WorldCamera {
             solutions.append((aim, hi))
         }
         guard let nearest = solutions.map(\.distance).min(),
-              let best = solutions.last(where: { $0.distance <= 1.01 * nearest })
+            let best = solutions.last(where: { $0.distance <= 1.01 * nearest })
         else {
             return WorldCamera(width: width, height: height, tilt: tilt, aim: fallbackAim, distance: fallbackDistance)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
-import PeripheryInference
 import PeripheryIO
+import PeripheryInference
 
 /// Live perception for viewers, as a session output (`docs/guides/live.md`): an HTTP + WebSocket server on
 /// one port that speaks the Foxglove WebSocket protocol (Foxglove Studio connects to `ws://HOST:PORT`)
@@ -149,12 +149,12 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
     private func handle(_ event: WebSocketHost.Event, serverInfo: Data) {
         guard let host else { return }
         switch event {
-        case let .connected(client, peer, subprotocol):
+        case .connected(let client, let peer, let subprotocol):
             viewers.add(client, peer: peer)
             host.sendText(serverInfo, to: client)
             host.sendText(FoxgloveServerMessage.advertise, to: client)
             log("live view: viewer \(client) connected from \(peer) (\(subprotocol))")
-        case let .message(client, peer, bytes, binary):
+        case .message(let client, let peer, let bytes, let binary):
             var problems: [String]
             do {
                 problems = viewers.apply(try FoxgloveClientMessage(parsing: bytes, binary: binary), from: client)
@@ -168,13 +168,13 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
                     host.close(client, status: 1008, reason: "too many refused messages")
                 }
             }
-        case let .disconnected(client, peer, dropped):
+        case .disconnected(let client, let peer, let dropped):
             viewers.remove(client)
             log("live view: viewer \(client) (\(peer)) left; \(dropped) frames dropped for it")
-        case let .cutOff(client, peer, reason, dropped):
+        case .cutOff(let client, let peer, let reason, let dropped):
             viewers.remove(client)
             log("live view: viewer \(client) (\(peer)) cut off: \(reason); \(dropped) frames dropped for it")
-        case let .refused(peer, path, reason):
+        case .refused(let peer, let path, let reason):
             log("live view: refused \(peer) \(path): \(reason)")
         }
     }

@@ -9,9 +9,9 @@ public enum LiveViewServerError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidAddress(value, reason): "--serve \(value): \(reason)"
-        case let .cannotListen(address, reason): "cannot serve on \(address): \(reason)"
-        case let .pageNotFound(searched): "the live view's page is missing (looked in \(searched.joined(separator: ", ")))"
+        case .invalidAddress(let value, let reason): "--serve \(value): \(reason)"
+        case .cannotListen(let address, let reason): "cannot serve on \(address): \(reason)"
+        case .pageNotFound(let searched): "the live view's page is missing (looked in \(searched.joined(separator: ", ")))"
         }
     }
 }

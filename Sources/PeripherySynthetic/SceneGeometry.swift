@@ -32,8 +32,10 @@ struct SceneGeometry {
     /// The vehicles and props whose rectangles cover pixel row `row`.
     func candidates(row: Int) -> (vehicles: [Int], props: [Int]) {
         let v = Double(row) + 0.5
-        return (vehicleRects.indices.filter { vehicleRects[$0]?.coversRow(v) ?? false },
-                propRects.indices.filter { propRects[$0]?.coversRow(v) ?? false })
+        return (
+            vehicleRects.indices.filter { vehicleRects[$0]?.coversRow(v) ?? false },
+            propRects.indices.filter { propRects[$0]?.coversRow(v) ?? false }
+        )
     }
 
     /// The nearest hit of the ray from `origin` along `d` through pixel column `column`: the ground
@@ -44,7 +46,7 @@ struct SceneGeometry {
         if d.z < -1e-9 { hit.t = -origin.z / d.z }
         for i in candidates.vehicles {
             guard let rect = vehicleRects[i], rect.coversColumn(u),
-                  vehicleBounds[i].intersect(origin: origin, direction: d, tMax: hit.t) != nil
+                vehicleBounds[i].intersect(origin: origin, direction: d, tMax: hit.t) != nil
             else { continue }
             for part in vehicleParts[i] {
                 if let partHit = part.intersect(origin: origin, direction: d, tMax: hit.t) {

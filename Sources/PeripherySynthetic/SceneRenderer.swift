@@ -124,14 +124,14 @@ public struct SceneRenderer: Sendable, Hashable {
     /// Separable Gaussian blur of interleaved RGB8 in place, edges clamped.
     static func blur(_ pixels: inout [UInt8], width: Int, height: Int, sigma: Double) {
         let radius = max(1, Int((3 * sigma).rounded(.up)))
-        var taps = (-radius ... radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        var taps = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         let total = taps.reduce(0, +)
         taps = taps.map { $0 / total }
         var plane = pixels.map(Double.init), temp = plane
         for (stride, count, lines, lineStride) in [(3, width, height, width * 3), (width * 3, height, width, 3)] {
-            for line in 0 ..< lines {
-                for i in 0 ..< count {
-                    for c in 0 ..< 3 {
+            for line in 0..<lines {
+                for i in 0..<count {
+                    for c in 0..<3 {
                         var sum = 0.0
                         for (k, tap) in taps.enumerated() {
                             let j = min(max(i + k - radius, 0), count - 1)
@@ -157,8 +157,9 @@ public struct SceneRenderer: Sendable, Hashable {
             base = SIMD3(0.07, 0.09, 0.12) + 0.25 * scene.skyHorizon * (n.z > 0.5 ? 1 : 0.6)
         } else if !box.isRubber, options.textureNoise > 0 {
             let point = scene.placement?.world(point) ?? point
-            let h = SyntheticRandom.hash(seed, Int((point.x * 10).rounded(.down)) &+ Int((point.z * 10).rounded(.down)) &* 7919,
-                                         Int((point.y * 10).rounded(.down)))
+            let h = SyntheticRandom.hash(
+                seed, Int((point.x * 10).rounded(.down)) &+ Int((point.z * 10).rounded(.down)) &* 7919,
+                Int((point.y * 10).rounded(.down)))
             base *= 1 + options.textureNoise * 0.5 * (SyntheticRandom.unit(h) - 0.5)
         }
         return base * lambert

@@ -43,7 +43,8 @@ public struct SceneSampler: Sendable, Hashable {
         var rng = SyntheticRandom(seed: seed)
         let road = sampleRoad(&rng)
         let overcast = rng.chance(0.3)
-        let skyTop = overcast
+        let skyTop =
+            overcast
             ? SIMD3<Double>(repeating: rng.uniform(0.55, 0.75))
             : SIMD3(rng.uniform(0.25, 0.45), rng.uniform(0.45, 0.6), rng.uniform(0.75, 0.92))
         let skyHorizon = overcast ? skyTop * 1.12 : SIMD3(rng.uniform(0.7, 0.85), rng.uniform(0.78, 0.88), rng.uniform(0.85, 0.95))
@@ -76,10 +77,12 @@ public struct SceneSampler: Sendable, Hashable {
     func sampleProps(_ rng: inout SyntheticRandom, road: SyntheticRoad) -> [SyntheticBox] {
         let kerbColour = SIMD3<Double>(repeating: rng.uniform(0.55, 0.7))
         var props = [
-            SyntheticBox(centre: SIMD3(90, road.rightKerb - 0.125, road.kerbHeight / 2),
-                         size: SIMD3(220, 0.25, road.kerbHeight), yaw: 0, colour: kerbColour),
-            SyntheticBox(centre: SIMD3(90, road.leftKerb + 0.125, road.kerbHeight / 2),
-                         size: SIMD3(220, 0.25, road.kerbHeight), yaw: 0, colour: kerbColour),
+            SyntheticBox(
+                centre: SIMD3(90, road.rightKerb - 0.125, road.kerbHeight / 2),
+                size: SIMD3(220, 0.25, road.kerbHeight), yaw: 0, colour: kerbColour),
+            SyntheticBox(
+                centre: SIMD3(90, road.leftKerb + 0.125, road.kerbHeight / 2),
+                size: SIMD3(220, 0.25, road.kerbHeight), yaw: 0, colour: kerbColour),
         ]
         for side in [-1.0, 1.0] {
             let kerb = side < 0 ? road.rightKerb : road.leftKerb
@@ -87,19 +90,24 @@ public struct SceneSampler: Sendable, Hashable {
             var x = rng.uniform(5, 30)
             while x < 150 {
                 let h = rng.uniform(5, 8)
-                props.append(SyntheticBox(centre: SIMD3(x, kerb + side * 0.9, h / 2), size: SIMD3(0.18, 0.18, h),
-                                          yaw: 0, colour: SIMD3(repeating: rng.uniform(0.4, 0.6))))
+                props.append(
+                    SyntheticBox(
+                        centre: SIMD3(x, kerb + side * 0.9, h / 2), size: SIMD3(0.18, 0.18, h),
+                        yaw: 0, colour: SIMD3(repeating: rng.uniform(0.4, 0.6))))
                 x += rng.uniform(25, 45)
             }
             // Trees.
             x = rng.uniform(3, 20)
             while x < 120 {
                 let trunk = rng.uniform(1.8, 3), crown = rng.uniform(2.5, 4.5), y = kerb + side * rng.uniform(2, 4.5)
-                props.append(SyntheticBox(centre: SIMD3(x, y, trunk / 2), size: SIMD3(0.35, 0.35, trunk), yaw: 0,
-                                          colour: SIMD3(0.3, 0.22, 0.15)))
-                props.append(SyntheticBox(
-                    centre: SIMD3(x, y, trunk + crown / 2), size: SIMD3(crown, crown, crown), yaw: rng.uniform(0, 1.5),
-                    colour: SIMD3(rng.uniform(0.12, 0.25), rng.uniform(0.3, 0.45), rng.uniform(0.1, 0.18))))
+                props.append(
+                    SyntheticBox(
+                        centre: SIMD3(x, y, trunk / 2), size: SIMD3(0.35, 0.35, trunk), yaw: 0,
+                        colour: SIMD3(0.3, 0.22, 0.15)))
+                props.append(
+                    SyntheticBox(
+                        centre: SIMD3(x, y, trunk + crown / 2), size: SIMD3(crown, crown, crown), yaw: rng.uniform(0, 1.5),
+                        colour: SIMD3(rng.uniform(0.12, 0.25), rng.uniform(0.3, 0.45), rng.uniform(0.1, 0.18))))
                 x += rng.uniform(8, 30)
             }
             // Buildings.
@@ -108,10 +116,11 @@ public struct SceneSampler: Sendable, Hashable {
                 let length = rng.uniform(8, 22), depth = rng.uniform(6, 14), h = rng.uniform(5, 25)
                 let y = kerb + side * (rng.uniform(6, 12) + depth / 2)
                 let tone = rng.uniform(0.45, 0.8)
-                props.append(SyntheticBox(
-                    centre: SIMD3(x + length / 2, y, h / 2), size: SIMD3(length, depth, h), yaw: 0,
-                    colour: SIMD3(tone, tone * rng.uniform(0.85, 1), tone * rng.uniform(0.75, 1)),
-                    glassBand: rng.chance(0.5) ? (h * 0.3)...(h * 0.45) : nil))
+                props.append(
+                    SyntheticBox(
+                        centre: SIMD3(x + length / 2, y, h / 2), size: SIMD3(length, depth, h), yaw: 0,
+                        colour: SIMD3(tone, tone * rng.uniform(0.85, 1), tone * rng.uniform(0.75, 1)),
+                        glassBand: rng.chance(0.5) ? (h * 0.3)...(h * 0.45) : nil))
                 x += length + rng.uniform(2, 15)
             }
         }
@@ -170,8 +179,10 @@ public struct SceneSampler: Sendable, Hashable {
             yaw = (rng.chance(0.5) ? 0.5 : -0.5) * Double.pi + rng.uniform(-0.15, 0.15)
         } else if parked {
             let right = rng.chance(0.6)
-            y = right ? road.rightKerb + size.y / 2 + rng.uniform(0.15, 0.4)
-                      : road.leftKerb - size.y / 2 - rng.uniform(0.15, 0.4)
+            y =
+                right
+                ? road.rightKerb + size.y / 2 + rng.uniform(0.15, 0.4)
+                : road.leftKerb - size.y / 2 - rng.uniform(0.15, 0.4)
             yaw = (rng.chance(0.8) == right ? 0 : Double.pi) + rng.uniform(-0.04, 0.04)
         } else {
             let lane = rng.integer(0...(road.laneCount - 1))
@@ -180,7 +191,8 @@ public struct SceneSampler: Sendable, Hashable {
             yaw = (road.isOpposite(lane) ? Double.pi : 0) + rng.uniform(-0.05, 0.05)
         }
         if yaw > .pi { yaw -= 2 * .pi }
-        let paint = SceneSampler.paints[rng.integer(0...(SceneSampler.paints.count - 1))]
+        let paint =
+            SceneSampler.paints[rng.integer(0...(SceneSampler.paints.count - 1))]
             * rng.uniform(0.85, 1.1)
         return SyntheticVehicle(
             vehicleClass: kind, x: x, y: y, yaw: yaw, size: size, paint: paint, variant: rng.uniform(0, 1),

@@ -55,7 +55,10 @@ public struct SyntheticBox: Sendable, Hashable {
             let inv = 1 / ld[a]
             var t1 = (-h - lo[a]) * inv, t2 = (h - lo[a]) * inv
             if t1 > t2 { swap(&t1, &t2) }
-            if t1 > tNear { tNear = t1; axis = a }
+            if t1 > tNear {
+                tNear = t1
+                axis = a
+            }
             if t2 < tFar { tFar = t2 }
             if tNear > tFar { return nil }
         }

@@ -93,7 +93,7 @@ public struct SyntheticDrive: Sendable {
         }
         centreline = RoadCentreline(layout)
         wander = (rng.uniform(0.05, 0.2), rng.uniform(8, 16), rng.uniform(0, 2 * .pi))
-        bumps = (0 ..< 2).map { _ in
+        bumps = (0..<2).map { _ in
             (rng.uniform(0.05, 0.25) * .pi / 180, rng.uniform(0.7, 2.5), rng.uniform(0, 2 * .pi))
         }
         let road = template.road
@@ -142,9 +142,10 @@ public struct SyntheticDrive: Sendable {
             let size = prop.box.halfExtents * 2
             guard inView(p, margin: max(size.x, size.y)) else { continue }
             let yaw = centreline.pose(at: prop.s).heading - ego.heading + prop.box.yaw
-            scene.props.append(SyntheticBox(
-                centre: SIMD3(p.x, p.y, prop.box.centre.z), size: size, yaw: yaw, colour: prop.box.colour,
-                glassBand: prop.box.glassBand))
+            scene.props.append(
+                SyntheticBox(
+                    centre: SIMD3(p.x, p.y, prop.box.centre.z), size: size, yaw: yaw, colour: prop.box.colour,
+                    glassBand: prop.box.glassBand))
         }
         var traffic: [Int] = []
         for (index, mover) in movers.enumerated() {
@@ -153,9 +154,10 @@ public struct SyntheticDrive: Sendable {
             let p = local(centreline.point(s: along, d: mover.d))
             guard inView(p, margin: mover.size.x) else { continue }
             let yaw = RoadCentreline.wrapped(centreline.pose(at: along).heading - ego.heading + (mover.facesBack ? .pi : 0))
-            scene.vehicles.append(SyntheticVehicle(
-                vehicleClass: mover.vehicleClass, x: p.x, y: p.y, yaw: yaw, size: mover.size, paint: mover.paint,
-                variant: mover.variant, isParked: mover.isParked))
+            scene.vehicles.append(
+                SyntheticVehicle(
+                    vehicleClass: mover.vehicleClass, x: p.x, y: p.y, yaw: yaw, size: mover.size, paint: mover.paint,
+                    variant: mover.variant, isParked: mover.isParked))
             traffic.append(index)
         }
         scene.placement = WorldPlacement(
@@ -171,28 +173,40 @@ public struct SyntheticDrive: Sendable {
             var s = rng.uniform(0, 30)
             while s < length {
                 let h = rng.uniform(5, 8)
-                props.append(Prop(s: s, d: kerb + side * 0.9, box: SyntheticBox(
-                    centre: SIMD3(0, 0, h / 2), size: SIMD3(0.18, 0.18, h), yaw: 0, colour: SIMD3(repeating: rng.uniform(0.4, 0.6)))))
+                props.append(
+                    Prop(
+                        s: s, d: kerb + side * 0.9,
+                        box: SyntheticBox(
+                            centre: SIMD3(0, 0, h / 2), size: SIMD3(0.18, 0.18, h), yaw: 0, colour: SIMD3(repeating: rng.uniform(0.4, 0.6)))))
                 s += rng.uniform(25, 45)
             }
             s = rng.uniform(0, 20)
             while s < length {
                 let trunk = rng.uniform(1.8, 3), crown = rng.uniform(2.5, 4.5), d = kerb + side * rng.uniform(2, 4.5)
-                props.append(Prop(s: s, d: d, box: SyntheticBox(
-                    centre: SIMD3(0, 0, trunk / 2), size: SIMD3(0.35, 0.35, trunk), yaw: 0, colour: SIMD3(0.3, 0.22, 0.15))))
-                props.append(Prop(s: s, d: d, box: SyntheticBox(
-                    centre: SIMD3(0, 0, trunk + crown / 2), size: SIMD3(crown, crown, crown), yaw: rng.uniform(0, 1.5),
-                    colour: SIMD3(rng.uniform(0.12, 0.25), rng.uniform(0.3, 0.45), rng.uniform(0.1, 0.18)))))
+                props.append(
+                    Prop(
+                        s: s, d: d,
+                        box: SyntheticBox(
+                            centre: SIMD3(0, 0, trunk / 2), size: SIMD3(0.35, 0.35, trunk), yaw: 0, colour: SIMD3(0.3, 0.22, 0.15))))
+                props.append(
+                    Prop(
+                        s: s, d: d,
+                        box: SyntheticBox(
+                            centre: SIMD3(0, 0, trunk + crown / 2), size: SIMD3(crown, crown, crown), yaw: rng.uniform(0, 1.5),
+                            colour: SIMD3(rng.uniform(0.12, 0.25), rng.uniform(0.3, 0.45), rng.uniform(0.1, 0.18)))))
                 s += rng.uniform(8, 30)
             }
             s = rng.uniform(0, 25)
             while s < length {
                 let along = rng.uniform(8, 22), depth = rng.uniform(6, 14), h = rng.uniform(5, 25)
                 let tone = rng.uniform(0.45, 0.8)
-                props.append(Prop(s: s + along / 2, d: kerb + side * (rng.uniform(6, 12) + depth / 2), box: SyntheticBox(
-                    centre: SIMD3(0, 0, h / 2), size: SIMD3(along, depth, h), yaw: 0,
-                    colour: SIMD3(tone, tone * rng.uniform(0.85, 1), tone * rng.uniform(0.75, 1)),
-                    glassBand: rng.chance(0.5) ? (h * 0.3)...(h * 0.45) : nil)))
+                props.append(
+                    Prop(
+                        s: s + along / 2, d: kerb + side * (rng.uniform(6, 12) + depth / 2),
+                        box: SyntheticBox(
+                            centre: SIMD3(0, 0, h / 2), size: SIMD3(along, depth, h), yaw: 0,
+                            colour: SIMD3(tone, tone * rng.uniform(0.85, 1), tone * rng.uniform(0.75, 1)),
+                            glassBand: rng.chance(0.5) ? (h * 0.3)...(h * 0.45) : nil)))
                 s += along + rng.uniform(2, 15)
             }
         }
@@ -213,7 +227,7 @@ public struct SyntheticDrive: Sendable {
             SceneSampler.paints[rng.integer(0...(SceneSampler.paints.count - 1))] * rng.uniform(0.85, 1.1)
         }
         // The ego drives the lane whose centre is the centreline (d = 0).
-        for lane in 0 ..< road.laneCount {
+        for lane in 0..<road.laneCount {
             let d = road.laneCentre(lane)
             let opposite = road.isOpposite(lane)
             let isEgoLane = abs(d) < road.laneWidth / 2
@@ -224,9 +238,10 @@ public struct SyntheticDrive: Sendable {
             while s < reach {
                 let (kind, size) = draw(&rng, allowTwoWheeler: true)
                 let jitter = kind == .twoWheeler ? 0.6 : 0.2
-                movers.append(Mover(
-                    vehicleClass: kind, size: size, paint: paint(&rng), variant: rng.uniform(0, 1), isParked: false,
-                    facesBack: opposite, s: s + size.x / 2, speed: speed, d: d + rng.uniform(-jitter, jitter)))
+                movers.append(
+                    Mover(
+                        vehicleClass: kind, size: size, paint: paint(&rng), variant: rng.uniform(0, 1), isParked: false,
+                        facesBack: opposite, s: s + size.x / 2, speed: speed, d: d + rng.uniform(-jitter, jitter)))
                 s += size.x + rng.uniform(8, 70)
             }
         }
@@ -237,9 +252,10 @@ public struct SyntheticDrive: Sendable {
                 let (kind, size) = draw(&rng, allowTwoWheeler: false)
                 let kerb = side < 0 ? road.rightKerb : road.leftKerb
                 let d = kerb - side * (size.y / 2 + rng.uniform(0.15, 0.4))
-                movers.append(Mover(
-                    vehicleClass: kind, size: size, paint: paint(&rng), variant: rng.uniform(0, 1), isParked: true,
-                    facesBack: rng.chance(0.8) != (side < 0), s: s + size.x / 2, speed: 0, d: d))
+                movers.append(
+                    Mover(
+                        vehicleClass: kind, size: size, paint: paint(&rng), variant: rng.uniform(0, 1), isParked: true,
+                        facesBack: rng.chance(0.8) != (side < 0), s: s + size.x / 2, speed: 0, d: d))
                 s += size.x + (rng.chance(0.3) ? rng.uniform(0.8, 3) : rng.uniform(15, 120))
             }
         }

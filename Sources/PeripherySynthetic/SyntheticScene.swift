@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
+
 /// A synthetic driving scene in the vehicle frame: road, lighting, roadside solids and vehicles.
 public struct SyntheticScene: Sendable, Hashable {
     /// The seed the scene was drawn from; also seeds the renderer's noise.

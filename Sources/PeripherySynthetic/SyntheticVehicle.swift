@@ -92,9 +92,10 @@ public struct SyntheticVehicle: Sendable, Hashable {
             // Van (long cabin), saloon or hatchback (shorter, further back).
             let cabinLength = variant > 0.75 ? 0.85 * l : (0.5 + 0.15 * variant) * l
             let cabinOffset = variant > 0.75 ? -0.05 * l : -0.08 * l
-            boxes.append(part(
-                cabinOffset, 0, beltline, h, cabinLength, 0.9 * w, paint,
-                glass: (beltline + 0.06 * h)...(h - 0.06 * h)))
+            boxes.append(
+                part(
+                    cabinOffset, 0, beltline, h, cabinLength, 0.9 * w, paint,
+                    glass: (beltline + 0.06 * h)...(h - 0.06 * h)))
         case .largeVehicle:
             let r = 0.5
             let axles = l > 10 ? [-(l / 2 - 1.6), -(l / 2 - 3.0), l / 2 - 1.8] : [-(l / 2 - 1.5), l / 2 - 1.6]

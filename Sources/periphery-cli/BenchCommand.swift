@@ -62,8 +62,9 @@ enum BenchCommand: Command {
         func name(_ s: String, _ width: Int = 9) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
         var lines = ["frames \(r.frames) (after \(r.warmup) warm-up), threads \(r.threads), \(r.precision) on \(r.kernel)"]
         if let p = r.preprocess {
-            lines.append(String(
-                format: "  preprocess median %8.2f ms   p95 %8.2f ms   (%@ frame, crop %@, timed alone)", p.medianMs, p.p95Ms, p.frame, p.crop))
+            lines.append(
+                String(
+                    format: "  preprocess median %8.2f ms   p95 %8.2f ms   (%@ frame, crop %@, timed alone)", p.medianMs, p.p95Ms, p.frame, p.crop))
         }
         for stage in ["backbone", "gather", "head", "decode"] {
             guard let s = r.stages[stage] else { continue }
@@ -73,8 +74,9 @@ enum BenchCommand: Command {
         if let layers = r.layers {
             lines.append("\n  layer                                  median ms   GFLOP/s   share")
             for layer in layers {
-                lines.append(String(
-                    format: "  %@ %9.3f %9.1f %6.1f%%", name(layer.name, 38), layer.medianMs, layer.gflopsPerSecond, 100 * layer.share))
+                lines.append(
+                    String(
+                        format: "  %@ %9.3f %9.1f %6.1f%%", name(layer.name, 38), layer.medianMs, layer.gflopsPerSecond, 100 * layer.share))
             }
         }
         return lines.joined(separator: "\n")

@@ -53,8 +53,9 @@ enum DetectCommand: Command {
                 nmsRadius: try args.number("nms-radius", default: 2.0, in: 0...1000),
                 rejectImplausible: args.flag("reject-implausible")),
             precision: try Defaults.precision(args))
-        let result = try engine.process(PerceptionFrame(
-            pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))
+        let result = try engine.process(
+            PerceptionFrame(
+                pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))
 
         let json = try JSONOutput.array(result.detections.map(DetectionRecord.init)) + "\n"
         if let out = args.value("json") {

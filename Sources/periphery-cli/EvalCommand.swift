@@ -64,8 +64,9 @@ enum EvalCommand: Command {
             let normal = random.normal()
             pose.pitch += bias + jitter * normal
             engine.reset()
-            let result = try engine.process(PerceptionFrame(
-                pixels: try FramePixels(frame.image), timestamp: Double(index), intrinsics: frame.setup.intrinsics, pose: pose))
+            let result = try engine.process(
+                PerceptionFrame(
+                    pixels: try FramePixels(frame.image), timestamp: Double(index), intrinsics: frame.setup.intrinsics, pose: pose))
             let match = evaluation.add(predictions: frame.removingIgnored(result.detections), truth: frame.truth)
             if matchPath != nil { matchLines.append(try JSONOutput.line(MatchLine(frame: frame.name, match))) }
             index += 1

@@ -36,9 +36,11 @@ enum ForwardCommand: Command {
         let input = try SafetensorsFile(path: inputPath)
         let shape = input.tensors["image"]?.shape
         guard shape == [1, 3, Safety40.inputHeight, Safety40.inputWidth] || shape == [3, Safety40.inputHeight, Safety40.inputWidth] else {
-            throw SafetensorsError.inFile(path: inputPath, shape.map {
-                .wrongShape(tensor: "image", expected: "[1, 3, 256, 512]", actual: $0)
-            } ?? .missingTensor("image"))
+            throw SafetensorsError.inFile(
+                path: inputPath,
+                shape.map {
+                    .wrongShape(tensor: "image", expected: "[1, 3, 256, 512]", actual: $0)
+                } ?? .missingTensor("image"))
         }
         let image = try input.floats("image")
         let detector = try Detector(

@@ -31,7 +31,8 @@ enum InfoCommand: Command {
         print("blas self-test relative error: \(String(format: "%.2e", blas.selfTestError))")
         if let warning = blas.slowerKernelWarning { print("warning: \(warning)") }
         print("precision: \(weights.precision) (int8 kernel on this CPU: \(Int8ISA.best?.rawValue ?? "none, needs AVX2"))")
-        print("""
+        print(
+            """
             threads: \(ProcessInfo.processInfo.activeProcessorCount) workers per layer by default \
             (OpenBLAS itself: \(try BLASRuntime.threads()) now, 1 per call once a detector runs)
             """)

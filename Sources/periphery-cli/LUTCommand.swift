@@ -35,7 +35,8 @@ enum LUTCommand: Command {
 func warnIfFocalMismatched(_ calibration: CameraCalibration) {
     let crop = calibration.crop
     guard !crop.isFocalMatched else { return }
-    printError(String(
-        format: "warning: the frame cannot reach the trained focal %.1f px (achieved %.1f px); every range the network reports must be multiplied by %.4f",
-        crop.targetFocal, crop.achievedFocal, crop.rangeScale))
+    printError(
+        String(
+            format: "warning: the frame cannot reach the trained focal %.1f px (achieved %.1f px); every range the network reports must be multiplied by %.4f",
+            crop.targetFocal, crop.achievedFocal, crop.rangeScale))
 }

@@ -40,7 +40,8 @@ enum QuantizeCommand: Command {
             let (image, setup) = try frames.read(index)
             let calibration = CameraCalibration(setup)
             guard image.width == setup.intrinsics.width, image.height == setup.intrinsics.height else {
-                throw CLIError("""
+                throw CLIError(
+                    """
                     \(frames.name(index)): \(image.width)x\(image.height) \
                     but its calibration describes \(setup.intrinsics.width)x\(setup.intrinsics.height)
                     """)

@@ -58,9 +58,11 @@ enum RunCommand: Command {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             RunSources.expandingGPSD(arguments),
-            options: ["calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads", "precision", "render-video", "mcap",
-                      "start", "duration", "every", "video-size", "framerate", "input-format", "rtsp-transport", "timeout",
-                      "reconnect-timeout", "gpsd", "serve", "token", "view-fps"],
+            options: [
+                "calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads", "precision", "render-video", "mcap",
+                "start", "duration", "every", "video-size", "framerate", "input-format", "rtsp-transport", "timeout",
+                "reconnect-timeout", "gpsd", "serve", "token", "view-fps",
+            ],
             flags: ["render", "auto-pitch", "progress", "realtime", "listen", "keep-corrupt"])
         let input = args.positional.first
         let live = input.flatMap(LiveSourceKind.of) ?? (args.flag("realtime") ? .file : nil)
@@ -68,7 +70,8 @@ enum RunCommand: Command {
         let isVideo = input.map { FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && !isDirectory.boolValue } ?? false
         let folder = input.map { isVideo ? URL(fileURLWithPath: $0).deletingLastPathComponent().path : (live == nil ? $0 : ".") }
         // A drive, or the folder of a video, may carry its own calibration file.
-        let calibrationPath = args.value("calibration")
+        let calibrationPath =
+            args.value("calibration")
             ?? (live == .camera || live == .stream ? nil : folder).map { $0 + "/calibration.json" }
             .flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
         let setup = try calibrationPath.map(CalibrationFile.load(path:))

@@ -33,9 +33,10 @@ struct RunSession {
         if let path = args.value("mcap") { outputs.append(try FoxgloveRecording(path: path)) }
         if let server { outputs.append(server) }
         if render || args.value("render-video") != nil {
-            outputs.append(CompositeOutput(
-                pictures: render ? out + "/render" : nil, video: args.value("render-video"), fps: fps,
-                caption: untrained ? FrameRendering.untrainedCaption : nil))
+            outputs.append(
+                CompositeOutput(
+                    pictures: render ? out + "/render" : nil, video: args.value("render-video"), fps: fps,
+                    caption: untrained ? FrameRendering.untrainedCaption : nil))
         }
         let session = PerceptionSession(engine: engine, setup: setup, outputs: outputs, options: options, stop: stop, ego: ego)
         let progress = ProgressLine(total: (source.count ?? expected).map { min($0, options.maxFrames) }, forced: args.flag("progress"))
@@ -46,15 +47,16 @@ struct RunSession {
             summary = try session.run(&source)
         } catch {
             progress.finish()
-            if case let .input(processed, _) = error { throw IncompleteInput(error, processed: processed) }
+            if case .input(let processed, _) = error { throw IncompleteInput(error, processed: processed) }
             throw error
         }
         progress.finish()
         printError("summary: \(summary.report)")
-        printError(String(
-            format: "%d frames in %.1f s (%.2f frames/s)%@, %d tracks born; wrote %@/%@",
-            summary.processed, summary.seconds, Double(summary.processed) / max(summary.seconds, 1e-9), render ? " with rendering" : "",
-            engine.counters.births, out, ReplaySidecar.fileName))
+        printError(
+            String(
+                format: "%d frames in %.1f s (%.2f frames/s)%@, %d tracks born; wrote %@/%@",
+                summary.processed, summary.seconds, Double(summary.processed) / max(summary.seconds, 1e-9), render ? " with rendering" : "",
+                engine.counters.births, out, ReplaySidecar.fileName))
         if let window = engine.mountCalibrator?.window {
             let pitch = window.pitch.map { String(format: "%+.3f°", $0 * 180 / .pi) } ?? "—"
             printError("auto pitch: \(pitch) from \(window.samples) pairs, " + (window.isConverged ? "converged and applied" : "not converged, not applied"))

@@ -28,9 +28,9 @@ enum SoakCommand: Command {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(arguments, options: ["frames", "seed", "max-growth-mb"], flags: ["json"])
         try args.expectNoPositional()
-        let frames = Int(try args.number("frames", default: 100_000, in: 1 ... 1e9))
-        let seed = UInt64(try args.number("seed", default: 1, in: 0 ... 1e15))
-        let allowedGrowth = try args.number("max-growth-mb", default: 4, in: 0 ... 1e6)
+        let frames = Int(try args.number("frames", default: 100_000, in: 1...1e9))
+        let seed = UInt64(try args.number("seed", default: 1, in: 0...1e15))
+        let allowedGrowth = try args.number("max-growth-mb", default: 4, in: 0...1e6)
 
         var stream = SyntheticDetectionStream(seed: seed)
         var replay = TrackerReplay()
@@ -38,7 +38,7 @@ enum SoakCommand: Command {
         var resets = 0, idsIssued = 0, peakTracks = 0
         var startRSS: Int?
         let start = DispatchTime.now().uptimeNanoseconds
-        for index in 0 ..< warmup + frames {
+        for index in 0..<warmup + frames {
             if index == warmup { startRSS = ResidentMemory.current() }
             let (frame, anomaly) = stream.next()
             let before = replay.tracker.counters.idsIssued
@@ -72,9 +72,11 @@ enum SoakCommand: Command {
         }
         let mb = { (bytes: Int?) in bytes.map { (Double($0) / 10_485.76).rounded() / 100 } }
         if args.flag("json") {
-            print(try JSONOutput.line(Summary(
-                frames: frames, warmup: warmup, seconds: (seconds * 1000).rounded() / 1000, rssStartMb: mb(startRSS),
-                rssEndMb: mb(endRSS), resets: resets, idsIssued: idsIssued, peakTracks: peakTracks, failures: failures.count)))
+            print(
+                try JSONOutput.line(
+                    Summary(
+                        frames: frames, warmup: warmup, seconds: (seconds * 1000).rounded() / 1000, rssStartMb: mb(startRSS),
+                        rssEndMb: mb(endRSS), resets: resets, idsIssued: idsIssued, peakTracks: peakTracks, failures: failures.count)))
         } else {
             let megabytes = { (bytes: Int?) in mb(bytes).map { String(format: "%.2f", $0) } ?? "unreadable" }
             print("frames \(frames) after \(warmup) warm-up, \(String(format: "%.2f s, %.0f frames/s", seconds, Double(warmup + frames) / seconds))")

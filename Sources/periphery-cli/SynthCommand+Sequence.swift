@@ -20,9 +20,10 @@ extension SynthCommand {
             progress.update($0)
         }
         progress.finish()
-        printError(String(
-            format: "%d frames (%.1f s at %.1f m/s), %d visible vehicle labels -> %@", frames, Double(frames) / fps,
-            drive.egoSpeed, vehicles, dataset.path))
+        printError(
+            String(
+                format: "%d frames (%.1f s at %.1f m/s), %d visible vehicle labels -> %@", frames, Double(frames) / fps,
+                drive.egoSpeed, vehicles, dataset.path))
         return 0
     }
 }

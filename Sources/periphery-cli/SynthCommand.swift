@@ -49,7 +49,7 @@ enum SynthCommand: Command {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers"],
-                flags: ["network-inputs", "sequence", "kitti", "cityscapes3d"])
+            flags: ["network-inputs", "sequence", "kitti", "cityscapes3d"])
         try args.expectNoPositional()
         _ = try args.required("frames")
         _ = try args.required("seed")

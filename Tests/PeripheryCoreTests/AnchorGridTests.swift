@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 
 /// The 6720 anchors of reference, `docs/reference/contract.md#24-anchors`.

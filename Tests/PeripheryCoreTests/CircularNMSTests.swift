@@ -1,11 +1,13 @@
 import Testing
+
 @testable import PeripheryCore
 
 /// Circular NMS of reference, `docs/reference/contract.md#3-decode` step 9.
 struct CircularNMSTests {
     static func det(_ x: Double, _ y: Double, score: Float, label: Int = 0, candidate: Int) -> Detection {
-        Detection(score: score, label: label, box: VehicleBox(x: x, y: y, z: 0.5, length: 4, width: 1.8, height: 1.5, yaw: 0),
-                  candidate: candidate)
+        Detection(
+            score: score, label: label, box: VehicleBox(x: x, y: y, z: 0.5, length: 4, width: 1.8, height: 1.5, yaw: 0),
+            candidate: candidate)
     }
 
     @Test func outputInDescendingScore() {
@@ -82,8 +84,9 @@ struct CircularNMSTests {
             input.append(Self.det(rng.uniform(0, 40), rng.uniform(-10, 10), score: score, candidate: i))
         }
         let boxes = input.map {
-            NaiveDecoder.Box(candidate: $0.candidate, score: $0.score, label: 0, x: $0.box.x, y: $0.box.y, z: 0,
-                             length: 4, width: 1.8, height: 1.5, yaw: 0)
+            NaiveDecoder.Box(
+                candidate: $0.candidate, score: $0.score, label: 0, x: $0.box.x, y: $0.box.y, z: 0,
+                length: 4, width: 1.8, height: 1.5, yaw: 0)
         }
         let expected = NaiveDecoder.nms(boxes, radius: 2).map(\.candidate)
         #expect(CircularNMS.suppress(input, radius: 2).map(\.candidate) == expected)
@@ -103,8 +106,10 @@ struct CircularNMSTests {
 
     /// NaN scores rank after every number and keep their input order among themselves.
     @Test func nanScoresRankLast() {
-        let input = [Self.det(0, 0, score: .nan, candidate: 0), Self.det(10, 0, score: 0.2, candidate: 1),
-                     Self.det(20, 0, score: .nan, candidate: 2), Self.det(30, 0, score: 0.9, candidate: 3)]
+        let input = [
+            Self.det(0, 0, score: .nan, candidate: 0), Self.det(10, 0, score: 0.2, candidate: 1),
+            Self.det(20, 0, score: .nan, candidate: 2), Self.det(30, 0, score: 0.9, candidate: 3),
+        ]
         #expect(CircularNMS.suppress(input, radius: 2).map(\.candidate) == [3, 1, 0, 2])
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 
 /// The tensor contract of reference, `docs/reference/contract.md#1-tensor-contract` and `#2-grid-frames-and-anchors`,

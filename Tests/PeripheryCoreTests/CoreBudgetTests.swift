@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 
 /// How many of a pool's workers take part while other threads hold cores.

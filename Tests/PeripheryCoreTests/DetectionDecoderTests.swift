@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 
 /// The decoder of reference, `docs/reference/contract.md#3-decode`, against `NaiveDecoder` (an independent Double implementation of
@@ -20,14 +21,18 @@ struct DetectionDecoderTests {
 
     static let cases: [Case] = [
         Case(ix: 10, iy: 10, size: 0, rot: 0, logits: [3, -20, -20, -20], code: [0, 0, 0, 0, 0, 0, 0], direction: [1, 0]),
-        Case(ix: 3, iy: 25, size: 1, rot: 1, logits: [-20, 2.5, -1, -20],
-             code: [0.25, -0.125, 0.5, 0.1, -0.2, 0.3, 0.4], direction: [-1, 2]),
-        Case(ix: 17, iy: 2, size: 2, rot: 0, logits: [-3, -20, 1.5, 0.5],
-             code: [-0.3, 0.2, -0.4, -0.5, 0.6, -0.1, -2.9], direction: [0.2, -0.7]),
-        Case(ix: 20, iy: 39, size: 3, rot: 1, logits: [0.75, 0.5, -20, -20],
-             code: [-0.5, -0.2, 0.05, 0.9, 0.8, 0.7, 3.1], direction: [0, 0.5]),
-        Case(ix: 0, iy: 0, size: 0, rot: 1, logits: [4, 4.5, 0, 0],
-             code: [0.5, 0.3, 0, 0, 0, 0, -1.2], direction: [5, 5.5]),
+        Case(
+            ix: 3, iy: 25, size: 1, rot: 1, logits: [-20, 2.5, -1, -20],
+            code: [0.25, -0.125, 0.5, 0.1, -0.2, 0.3, 0.4], direction: [-1, 2]),
+        Case(
+            ix: 17, iy: 2, size: 2, rot: 0, logits: [-3, -20, 1.5, 0.5],
+            code: [-0.3, 0.2, -0.4, -0.5, 0.6, -0.1, -2.9], direction: [0.2, -0.7]),
+        Case(
+            ix: 20, iy: 39, size: 3, rot: 1, logits: [0.75, 0.5, -20, -20],
+            code: [-0.5, -0.2, 0.05, 0.9, 0.8, 0.7, 3.1], direction: [0, 0.5]),
+        Case(
+            ix: 0, iy: 0, size: 0, rot: 1, logits: [4, 4.5, 0, 0],
+            code: [0.5, 0.3, 0, 0, 0, 0, -1.2], direction: [5, 5.5]),
     ]
 
     @Test(arguments: cases)
@@ -101,9 +106,10 @@ struct DetectionDecoderTests {
         var rng = SplitMix64(seed: 99)
         var head = HeadBuilder()
         for n in 0..<6720 {
-            head.set(n, logits: [4, -20, -20, -20],
-                     code: [0, 0, 0, 0, 0, 0, Float(rng.uniform(-20, 20))],
-                     direction: [Float(rng.uniform(-1, 1)), Float(rng.uniform(-1, 1))])
+            head.set(
+                n, logits: [4, -20, -20, -20],
+                code: [0, 0, 0, 0, 0, 0, Float(rng.uniform(-20, 20))],
+                direction: [Float(rng.uniform(-1, 1)), Float(rng.uniform(-1, 1))])
         }
         let out = DetectionDecoder.decode(try head.build(), settings: DecodeSettings(nmsRadius: 0))
         #expect(out.count == 6720) // zero offsets keep every anchor centre inside the region
@@ -216,8 +222,9 @@ struct DetectionDecoderTests {
     func zeroSizeBoxIsDropped(dw: Float) throws {
         // exp(−∞) = 0 and exp(−1000) underflows to 0 in Double: width 0 fails "width > 0".
         var head = HeadBuilder()
-        head.set(HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: [5, -20, -20, -20],
-                 code: [0, 0, 0, dw, 0, 0, 0])
+        head.set(
+            HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0), logits: [5, -20, -20, -20],
+            code: [0, 0, 0, dw, 0, 0, 0])
         #expect(DetectionDecoder.decode(try head.build()).isEmpty)
     }
 
@@ -286,8 +293,9 @@ struct DetectionDecoderTests {
         var head = HeadBuilder()
         // A plausible light vehicle: 4.5 × 1.8 × 1.5 m; centre Z = −1.3 + 1.84 = 0.54, base −0.21.
         let car = HeadBuilder.index(ix: 10, iy: 10, size: 0, rot: 0)
-        head.set(car, logits: [5, -20, -20, -20],
-                 code: [0, 0, 0, Float(log(1.8 / 0.866)), Float(log(4.5 / 2.5981)), Float(log(1.5)), 0])
+        head.set(
+            car, logits: [5, -20, -20, -20],
+            code: [0, 0, 0, Float(log(1.8 / 0.866)), Float(log(4.5 / 2.5981)), Float(log(1.5)), 0])
         // The bare 0.4 × 0.4 × 1.0 anchor labelled light vehicle: far too small.
         let tiny = HeadBuilder.index(ix: 3, iy: 30, size: 3, rot: 0)
         head.set(tiny, logits: [4, -20, -20, -20])

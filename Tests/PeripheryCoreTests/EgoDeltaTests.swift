@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 
 /// `EgoDelta.arc`, the constant-twist ego step of reference, `docs/reference/contract.md#86-ego-motion`.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 
 /// Per-frame matching rule of `docs/guides/evaluation.md` (filters, greedy nearest, strict 2.0 m gate).

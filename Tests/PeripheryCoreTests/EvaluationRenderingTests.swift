@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 
 /// The table and JSON renderings of `DetectionReport`.
@@ -73,8 +74,10 @@ struct EvaluationRenderingTests {
         #expect(abs((object["recall_10m"] as? Double ?? -1) - 2.0 / 3.0) < 1e-15)
         #expect(object["contact_error_m"] as? Double == -0.225)
         // Keys appear once each, in the documented order.
-        let order = ["\"frames\"", "\"precision\"", "\"recall\"", "\"f1\"", "\"median_centre_error_m\"",
-                     "\"median_yaw_error_deg\"", "\"precision_10m\"", "\"recall_10m\"", "\"contact_error_m\""]
+        let order = [
+            "\"frames\"", "\"precision\"", "\"recall\"", "\"f1\"", "\"median_centre_error_m\"",
+            "\"median_yaw_error_deg\"", "\"precision_10m\"", "\"recall_10m\"", "\"contact_error_m\"",
+        ]
         let positions = order.compactMap { json.range(of: $0)?.lowerBound }
         #expect(positions.count == order.count)
         #expect(positions == positions.sorted())

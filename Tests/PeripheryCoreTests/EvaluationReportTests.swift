@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 
 /// Accumulation over frames and the derived figures of `DetectionReport`.
@@ -12,8 +13,9 @@ struct EvaluationReportTests {
         (10.0, 370.0, 0.0), (30.0, 10.0, 20.0), (-170.0, 20.0, 170.0),
     ])
     func yawErrorWraps(predDeg: Double, gtDeg: Double, expected: Double) {
-        let pair = MatchedPair(prediction: EvalBox.pred(10, 0, yaw: EvalBox.rad(predDeg)),
-                               groundTruth: EvalBox.gt(10, 0, yaw: EvalBox.rad(gtDeg)))
+        let pair = MatchedPair(
+            prediction: EvalBox.pred(10, 0, yaw: EvalBox.rad(predDeg)),
+            groundTruth: EvalBox.gt(10, 0, yaw: EvalBox.rad(gtDeg)))
         #expect(abs(pair.yawErrorDegrees - expected) < 1e-9)
         #expect(pair.yawErrorDegrees >= 0 && pair.yawErrorDegrees <= 180)
         var eval = DetectionEvaluation()
@@ -38,8 +40,9 @@ struct EvaluationReportTests {
     /// Yaw errors 10° and 30° (even) → 20°.
     @Test func mediansIgnoreUnmatched() {
         var eval = DetectionEvaluation()
-        eval.add(predictions: [EvalBox.pred(10, 0, yaw: EvalBox.rad(10)), EvalBox.pred(30, 5, yaw: 3)],
-                 groundTruth: [EvalBox.gt(10, 0)])
+        eval.add(
+            predictions: [EvalBox.pred(10, 0, yaw: EvalBox.rad(10)), EvalBox.pred(30, 5, yaw: 3)],
+            groundTruth: [EvalBox.gt(10, 0)])
         eval.add(predictions: [EvalBox.pred(10, 0, yaw: EvalBox.rad(-30))], groundTruth: [EvalBox.gt(10, 0)])
         let report = eval.report
         #expect(report.counts == MatchCounts(truePositives: 2, falsePositives: 1, falseNegatives: 0))
@@ -57,8 +60,10 @@ struct EvaluationReportTests {
     @Test func insideTenMetres() {
         var eval = DetectionEvaluation()
         eval.add(
-            predictions: [EvalBox.pred(5, 0.5, score: 0.9), EvalBox.pred(9, 5, score: 0.8),
-                          EvalBox.pred(6, 8, score: 0.7)],
+            predictions: [
+                EvalBox.pred(5, 0.5, score: 0.9), EvalBox.pred(9, 5, score: 0.8),
+                EvalBox.pred(6, 8, score: 0.7),
+            ],
             groundTruth: [EvalBox.gt(5, 0), EvalBox.gt(9, 4)]
         )
         let report = eval.report
@@ -131,12 +136,14 @@ struct EvaluationReportTests {
     /// F1 = 2·0.75·0.6/(0.75 + 0.6) = 0.9/1.35 = 2/3. Centre errors [0.5, 1, 1] → median 1.
     @Test func accumulatesOverFrames() {
         var eval = DetectionEvaluation()
-        let first = eval.add(predictions: [EvalBox.pred(10, 0), EvalBox.pred(30, 0, score: 0.8)],
-                             groundTruth: [EvalBox.gt(10, 0.5)])
+        let first = eval.add(
+            predictions: [EvalBox.pred(10, 0), EvalBox.pred(30, 0, score: 0.8)],
+            groundTruth: [EvalBox.gt(10, 0.5)])
         #expect(first.counts == MatchCounts(truePositives: 1, falsePositives: 1, falseNegatives: 0))
         eval.add(predictions: [], groundTruth: [EvalBox.gt(30, 0), EvalBox.gt(20, 5)])
-        eval.add(predictions: [EvalBox.pred(15, 1), EvalBox.pred(25, -1)],
-                 groundTruth: [EvalBox.gt(15, 0), EvalBox.gt(25, 0)])
+        eval.add(
+            predictions: [EvalBox.pred(15, 1), EvalBox.pred(25, -1)],
+            groundTruth: [EvalBox.gt(15, 0), EvalBox.gt(25, 0)])
         eval.add(predictions: [], groundTruth: [])
 
         let report = eval.report

@@ -7,8 +7,11 @@ enum EvalBox {
         _ x: Double, _ y: Double, score: Float = 0.9, label: Int = 0,
         z: Double = 0.75, height: Double = 1.5, yaw: Double = 0, candidate: Int = 0
     ) -> Detection {
-        Detection(score: score, label: label, box: VehicleBox(x: x, y: y, z: z, length: 4, width: 1.8, height: height,
-                  yaw: yaw), candidate: candidate)
+        Detection(
+            score: score, label: label,
+            box: VehicleBox(
+                x: x, y: y, z: z, length: 4, width: 1.8, height: height,
+                yaw: yaw), candidate: candidate)
     }
 
     /// A ground-truth box at (x, y).

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 
 /// `HungarianAssignment` against exhaustive search on small random matrices.
@@ -30,9 +31,10 @@ struct HungarianAssignmentTests {
     static func checkedCost(_ pairs: [HungarianAssignment.Pair], _ costs: [[Double]]) -> Double? {
         let rows = costs.count, columns = costs[0].count
         guard pairs.count == min(rows, columns),
-              Set(pairs.map(\.row)).count == pairs.count, Set(pairs.map(\.column)).count == pairs.count,
-              pairs.allSatisfy({ (0..<rows).contains($0.row) && (0..<columns).contains($0.column) }),
-              pairs.map(\.row) == pairs.map(\.row).sorted() else { return nil }
+            Set(pairs.map(\.row)).count == pairs.count, Set(pairs.map(\.column)).count == pairs.count,
+            pairs.allSatisfy({ (0..<rows).contains($0.row) && (0..<columns).contains($0.column) }),
+            pairs.map(\.row) == pairs.map(\.row).sorted()
+        else { return nil }
         return pairs.reduce(0) { $0 + costs[$1.row][$1.column] }
     }
 

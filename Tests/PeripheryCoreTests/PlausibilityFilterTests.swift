@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 
 /// The plausibility table of reference, `docs/reference/contract.md#3-decode` step 8: closed size ranges, strict base window, and
@@ -22,8 +23,11 @@ struct PlausibilityFilterTests {
 
     /// A box with its base at road level (z = h/2) and the given size.
     static func box(label: Int, length: Double, width: Double, height: Double, baseZ: Double = 0) -> Detection {
-        Detection(score: 0.9, label: label, box: VehicleBox(x: 10, y: 0, z: baseZ + height / 2,
-                  length: length, width: width, height: height, yaw: 0), candidate: 0)
+        Detection(
+            score: 0.9, label: label,
+            box: VehicleBox(
+                x: 10, y: 0, z: baseZ + height / 2,
+                length: length, width: width, height: height, yaw: 0), candidate: 0)
     }
 
     @Test(arguments: table)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import PeripheryCore
 
 /// SplitMix64: a small seeded generator so that every random test is reproducible.
@@ -25,8 +26,10 @@ struct HeadBuilder {
     var boxes = [Float](repeating: 0, count: 6720 * 9)
     var directions = [Float](repeating: 0, count: 6720 * 2)
 
-    mutating func set(_ n: Int, logits: [Float], code: [Float] = [Float](repeating: 0, count: 9),
-                      direction: [Float] = [0, 0]) {
+    mutating func set(
+        _ n: Int, logits: [Float], code: [Float] = [Float](repeating: 0, count: 9),
+        direction: [Float] = [0, 0]
+    ) {
         precondition(logits.count == 4 && code.count <= 9 && direction.count == 2)
         for k in 0..<4 { classes[n * 4 + k] = logits[k] }
         for k in 0..<code.count { boxes[n * 9 + k] = code[k] }
@@ -96,8 +99,9 @@ enum NaiveDecoder {
             while yaw < -.pi { yaw += 2 * .pi }
             while yaw >= .pi { yaw -= 2 * .pi }
         }
-        return Box(candidate: n, score: score, label: label,
-                   x: y + 0.944, y: -x, z: zBottom + h / 2 + 1.840, length: l, width: w, height: h, yaw: yaw)
+        return Box(
+            candidate: n, score: score, label: label,
+            x: y + 0.944, y: -x, z: zBottom + h / 2 + 1.840, length: l, width: w, height: h, yaw: yaw)
     }
 
     /// Steps 1–7 over the whole head, in candidate order (no NMS).
@@ -110,7 +114,8 @@ enum NaiveDecoder {
             let dir = directions[n * 2 + 1] > directions[n * 2] ? 1 : 0
             let b = box(n, code: code, direction: dir, score: score, label: label)
             guard b.length > 0, b.width > 0, b.height > 0,
-                  b.x.isFinite, b.y.isFinite, b.z.isFinite, b.yaw.isFinite else { continue }
+                b.x.isFinite, b.y.isFinite, b.z.isFinite, b.yaw.isFinite
+            else { continue }
             guard b.x >= 0, b.x <= 40, b.y >= -10, b.y <= 10 else { continue }
             out.append(b)
         }
@@ -144,6 +149,8 @@ enum NaiveDecoder {
 
 /// Largest absolute field difference between a detection and a naive box.
 func maxFieldError(_ d: Detection, _ b: NaiveDecoder.Box) -> Double {
-    [abs(d.box.x - b.x), abs(d.box.y - b.y), abs(d.box.z - b.z), abs(d.box.length - b.length), abs(d.box.width - b.width),
-     abs(d.box.height - b.height), abs(d.box.yaw - b.yaw)].max() ?? .infinity
+    [
+        abs(d.box.x - b.x), abs(d.box.y - b.y), abs(d.box.z - b.z), abs(d.box.length - b.length), abs(d.box.width - b.width),
+        abs(d.box.height - b.height), abs(d.box.yaw - b.yaw),
+    ].max() ?? .infinity
 }

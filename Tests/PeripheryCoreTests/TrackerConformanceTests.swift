@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 
 /// The tracker against the reference's own run on a recorded drive (`tracker_selfcheck.json`,
@@ -14,7 +15,7 @@ struct TrackerConformanceTests {
     /// One reference track at a checkpoint.
     struct ExpectedTrack {
         var id: Int
-        var numbers: [Double]  // x, y, z, length, width, height, modelYaw, yaw
+        var numbers: [Double] // x, y, z, length, width, height, modelYaw, yaw
         var headingSource: String
         var label: Int
         var score: Double
@@ -79,18 +80,23 @@ struct TrackerConformanceTests {
     static func load() throws -> (frames: [Frame], final: [String: Int]) {
         let data = try Data(contentsOf: fixtureURL)
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let rows = root["frames"] as? [Any], let final = root["final"] as? [String: Any] else {
+            let rows = root["frames"] as? [Any], let final = root["final"] as? [String: Any]
+        else {
             throw FixtureError.malformed("root")
         }
         let frames = try rows.map { any -> Frame in
             guard let f = any as? [Any], f.count == 10, let dets = f[5] as? [Any] else {
                 throw FixtureError.malformed("frame")
             }
-            let ego = EgoDelta(dx: try number(f[1], "dx"), dy: try number(f[2], "dy"),
-                               dyaw: try number(f[3], "dyaw"), dt: try number(f[4], "dt"))
-            let expected: [ExpectedTrack]? = f[9] is NSNull ? nil : try (f[9] as? [Any]).map {
-                try $0.map(expectedTrack)
-            } ?? { throw FixtureError.malformed("expected") }()
+            let ego = EgoDelta(
+                dx: try number(f[1], "dx"), dy: try number(f[2], "dy"),
+                dyaw: try number(f[3], "dyaw"), dt: try number(f[4], "dt"))
+            let expected: [ExpectedTrack]? =
+                f[9] is NSNull
+                ? nil
+                : try (f[9] as? [Any]).map {
+                    try $0.map(expectedTrack)
+                } ?? { throw FixtureError.malformed("expected") }()
             return Frame(
                 t: try number(f[0], "t"), ego: ego,
                 detections: try dets.enumerated().map { try detection($1, candidate: $0) },
@@ -146,8 +152,9 @@ struct TrackerConformanceTests {
         #expect(c.trackSuppressed == final["track_suppressed"])
         #expect(c.idsIssued == final["ids_issued"])
         #expect(checkpoints == 298)
-        print("tracker conformance: \(frames.count) frames, \(checkpoints) checkpoints, \(tracksCompared) tracks; "
-              + "max |Δposition| \(maxPosition), max |Δvelocity| \(maxVelocity), max other \(maxOther); "
-              + "counters \(c)")
+        print(
+            "tracker conformance: \(frames.count) frames, \(checkpoints) checkpoints, \(tracksCompared) tracks; "
+                + "max |Δposition| \(maxPosition), max |Δvelocity| \(maxVelocity), max other \(maxOther); "
+                + "counters \(c)")
     }
 }

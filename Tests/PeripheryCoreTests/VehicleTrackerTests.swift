@@ -1,15 +1,21 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 
 /// Behaviour of `VehicleTracker` on hand-built scenes: births and deaths, gating, overlap
 /// suppression, motion states and the reported heading (reference `docs/reference/tracker.md#84-step-order`).
 struct VehicleTrackerTests {
     /// A light vehicle box (label 0) with the fixture's default size.
-    static func box(_ x: Double, _ y: Double, label: Int = 0, yaw: Double = 0, score: Float = 0.8,
-                    length: Double = 4.5, width: Double = 1.9) -> Detection {
-        Detection(score: score, label: label, box: VehicleBox(x: x, y: y, z: 0.5, length: length, width: width, height: 1.5,
-                  yaw: yaw), candidate: 0)
+    static func box(
+        _ x: Double, _ y: Double, label: Int = 0, yaw: Double = 0, score: Float = 0.8,
+        length: Double = 4.5, width: Double = 1.9
+    ) -> Detection {
+        Detection(
+            score: score, label: label,
+            box: VehicleBox(
+                x: x, y: y, z: 0.5, length: length, width: width, height: 1.5,
+                yaw: yaw), candidate: 0)
     }
 
     /// Steps of 0.125 s (exact in binary, so hold and freeze comparisons are exact).
@@ -18,8 +24,10 @@ struct VehicleTrackerTests {
 
     /// Runs `frames` steps of `scene(k)` with ego motion `ego`, at t = k·dt; returns the last output.
     @discardableResult
-    static func run(_ tracker: inout VehicleTracker, frames: Range<Int>, ego: EgoDelta = still,
-                    _ scene: (Int) -> [Detection]) -> [TrackedVehicle] {
+    static func run(
+        _ tracker: inout VehicleTracker, frames: Range<Int>, ego: EgoDelta = still,
+        _ scene: (Int) -> [Detection]
+    ) -> [TrackedVehicle] {
         var out: [TrackedVehicle] = []
         for k in frames {
             out = tracker.step(detections: scene(k), ego: ego, t: Double(k) * dt)
@@ -44,7 +52,7 @@ struct VehicleTrackerTests {
 
     @Test func youngTracksDieOnTheirFirstMiss() {
         var tracker = VehicleTracker()
-        Self.run(&tracker, frames: 0..<5) { _ in [Self.box(20, 0)] }  // 5 hits < 8
+        Self.run(&tracker, frames: 0..<5) { _ in [Self.box(20, 0)] } // 5 hits < 8
         #expect(tracker.tracks.count == 1)
         #expect(tracker.step(detections: [], ego: Self.still, t: 5 * Self.dt).isEmpty)
         #expect(tracker.tracks.isEmpty)
@@ -54,22 +62,22 @@ struct VehicleTrackerTests {
 
     @Test func establishedTracksCoastForHoldSeconds() {
         var tracker = VehicleTracker()
-        Self.run(&tracker, frames: 0..<8) { _ in [Self.box(20, 0)] }  // 8 hits: may coast
+        Self.run(&tracker, frames: 0..<8) { _ in [Self.box(20, 0)] } // 8 hits: may coast
         let lastSeen = 7 * Self.dt
-        for k in 8...11 {  // up to 0.5 s unseen
+        for k in 8...11 { // up to 0.5 s unseen
             let out = tracker.step(detections: [], ego: Self.still, t: Double(k) * Self.dt)
             #expect(out.map(\.id) == [1], "t − lastSeen = \(Double(k) * Self.dt - lastSeen)")
             #expect(out.first?.observed == false)
             #expect(out.first?.hits == 8)
         }
-        #expect(tracker.step(detections: [], ego: Self.still, t: 12 * Self.dt).isEmpty)  // 0.625 s
+        #expect(tracker.step(detections: [], ego: Self.still, t: 12 * Self.dt).isEmpty) // 0.625 s
         #expect(tracker.tracks.isEmpty)
     }
 
     @Test func coastingTrackIsRecapturedWithAWiderGate() {
         var tracker = VehicleTracker()
         Self.run(&tracker, frames: 0..<10) { _ in [Self.box(20, 0)] }
-        Self.run(&tracker, frames: 10..<12) { _ in [] }  // two misses
+        Self.run(&tracker, frames: 10..<12) { _ in [] } // two misses
         // The metric gate grows with the misses: (2 + 12·0.125)·3 = 10.5 m.
         #expect(tracker.gateMetres(dt: Self.dt, misses: 2) == 10.5)
         let out = tracker.step(detections: [Self.box(21, 0)], ego: Self.still, t: 12 * Self.dt)
@@ -105,7 +113,7 @@ struct VehicleTrackerTests {
 
     @Test func normalizedDistanceSplitsTheOffsetByBearing() {
         let tracker = VehicleTracker()
-        let track = VehicleTrack(id: 1, detection: Self.box(30, 40), t: 0)  // range 50, bearing (0.6, 0.8)
+        let track = VehicleTrack(id: 1, detection: Self.box(30, 40), t: 0) // range 50, bearing (0.6, 0.8)
         let sr = 0.18 + 0.0123 * 50, sl = 0.08 + 0.005 * 50
         // An offset along the bearing is radial, across it lateral.
         let radial = tracker.normalizedDistance(track, Self.box(30 + 0.6, 40 + 0.8), motion: 0)
@@ -239,12 +247,12 @@ struct VehicleTrackerTests {
     @Test func stateFreezesWhileCoastingLong() {
         var tracker = VehicleTracker()
         Self.run(&tracker, frames: 0..<10) { _ in [Self.box(15, 0)] }
-        Self.run(&tracker, frames: 10..<11) { _ in [] }  // 0.125 s unseen: still relabelled, still parked
+        Self.run(&tracker, frames: 10..<11) { _ in [] } // 0.125 s unseen: still relabelled, still parked
         #expect(tracker.tracks.first?.state == .parked)
         // Beyond 0.2 s unseen the state stays, even where the range rule would now say unknown.
         var far = tracker
         far.tracks[0].box.x = 60
-        Self.run(&far, frames: 11..<12) { _ in [] }  // 0.25 s unseen
+        Self.run(&far, frames: 11..<12) { _ in [] } // 0.25 s unseen
         #expect(far.tracks.first?.state == .parked)
         // Within 0.2 s the same track is relabelled.
         var near = tracker
@@ -275,8 +283,10 @@ struct VehicleTrackerTests {
 
     @Test func robustShapePicksTheObservedShapeNearestTheMedians() {
         typealias S = VehicleTrack.Shape
-        let shapes = [S(length: 4.5, width: 1.9, height: 1.5), S(length: 9, width: 2.5, height: 3),
-                      S(length: 4.4, width: 1.8, height: 1.6), S(length: 4.6, width: 1.85, height: 1.45)]
+        let shapes = [
+            S(length: 4.5, width: 1.9, height: 1.5), S(length: 9, width: 2.5, height: 3),
+            S(length: 4.4, width: 1.8, height: 1.6), S(length: 4.6, width: 1.85, height: 1.45),
+        ]
         // Medians 4.55, 1.875, 1.55; the first shape is nearest in summed |log ratio|.
         #expect(VehicleTrack.robustShape(shapes) == shapes[0])
         // Equal distances (ln 2 either side of the median length 4): the earliest wins.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 
@@ -41,15 +42,17 @@ struct CalibrationFileTests {
     }
 
     @Test func matrixFormKeepsSkew() throws {
-        let s = try CalibrationFile.parse(Self.file(
-            intrinsics: #""K": [[900, 1.5, 600], [0, 905, 400], [0, 0, 1]], "width": 1200, "height": 800"#))
+        let s = try CalibrationFile.parse(
+            Self.file(
+                intrinsics: #""K": [[900, 1.5, 600], [0, 905, 400], [0, 0, 1]], "width": 1200, "height": 800"#))
         #expect(s.intrinsics.fx == 900 && s.intrinsics.skew == 1.5 && s.intrinsics.cx == 600)
         #expect(s.intrinsics.fy == 905 && s.intrinsics.cy == 400)
     }
 
     @Test func anglesAreReadInDegrees() throws {
-        let s = try CalibrationFile.parse(Self.file(
-            mount: #""pitch_deg": 2, "roll_deg": -3, "yaw_deg": 4.5, "height_m": 1.5, "forward_of_origin_m": 0"#))
+        let s = try CalibrationFile.parse(
+            Self.file(
+                mount: #""pitch_deg": 2, "roll_deg": -3, "yaw_deg": 4.5, "height_m": 1.5, "forward_of_origin_m": 0"#))
         #expect(abs(s.pose.pitch - 2 * Double.pi / 180) < 1e-15)
         #expect(abs(s.pose.roll - -3 * Double.pi / 180) < 1e-15)
         #expect(abs(s.pose.yaw - 4.5 * Double.pi / 180) < 1e-15)
@@ -84,55 +87,79 @@ struct CalibrationFileTests {
     }
 
     static let badFiles: [Bad] = [
-        Bad(name: "missing fx",
+        Bad(
+            name: "missing fx",
             data: file(intrinsics: #""fy": 910, "cx": 582, "cy": 437, "width": 1164, "height": 874"#),
             error: .missingField("intrinsics.fx")),
-        Bad(name: "missing height_m",
+        Bad(
+            name: "missing height_m",
             data: file(mount: #""pitch_deg": -3.659, "roll_deg": 0, "yaw_deg": 0, "forward_of_origin_m": 1.65"#),
             error: .missingField("mount.height_m")),
-        Bad(name: "missing width", data: file(intrinsics: #""fx": 910, "fy": 910, "cx": 582, "cy": 437, "height": 874"#),
+        Bad(
+            name: "missing width", data: file(intrinsics: #""fx": 910, "fy": 910, "cx": 582, "cy": 437, "height": 874"#),
             error: .missingField("intrinsics.width")),
-        Bad(name: "missing mount", data: Data(#"{"intrinsics": {"fx": 910, "fy": 910, "cx": 582, "cy": 437, "width": 1164, "height": 874}}"#.utf8),
+        Bad(
+            name: "missing mount", data: Data(#"{"intrinsics": {"fx": 910, "fy": 910, "cx": 582, "cy": 437, "width": 1164, "height": 874}}"#.utf8),
             error: .missingField("mount")),
-        Bad(name: "fx = 0", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""fx": 910"#, with: #""fx": 0"#)),
+        Bad(
+            name: "fx = 0", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""fx": 910"#, with: #""fx": 0"#)),
             error: .outOfRange(field: "intrinsics.fx", value: 0, allowed: "> 0")),
-        Bad(name: "fx < 0", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""fx": 910"#, with: #""fx": -910"#)),
+        Bad(
+            name: "fx < 0", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""fx": 910"#, with: #""fx": -910"#)),
             error: .outOfRange(field: "intrinsics.fx", value: -910, allowed: "> 0")),
-        Bad(name: "fx string", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""fx": 910"#, with: #""fx": "910""#)),
+        Bad(
+            name: "fx string", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""fx": 910"#, with: #""fx": "910""#)),
             error: .wrongType(field: "intrinsics.fx", expected: "a number")),
-        Bad(name: "fx boolean", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""fx": 910"#, with: #""fx": true"#)),
+        Bad(
+            name: "fx boolean", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""fx": 910"#, with: #""fx": true"#)),
             error: .wrongType(field: "intrinsics.fx", expected: "a number")),
-        Bad(name: "height_m boolean", data: file(mount: mount.replacingOccurrences(of: #""height_m": 1.2"#, with: #""height_m": false"#)),
+        Bad(
+            name: "height_m boolean", data: file(mount: mount.replacingOccurrences(of: #""height_m": 1.2"#, with: #""height_m": false"#)),
             error: .wrongType(field: "mount.height_m", expected: "a number")),
-        Bad(name: "height_m null", data: file(mount: mount.replacingOccurrences(of: #""height_m": 1.2"#, with: #""height_m": null"#)),
+        Bad(
+            name: "height_m null", data: file(mount: mount.replacingOccurrences(of: #""height_m": 1.2"#, with: #""height_m": null"#)),
             error: .wrongType(field: "mount.height_m", expected: "a number")),
-        Bad(name: "cx outside frame", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""cx": 582"#, with: #""cx": 1200"#)),
+        Bad(
+            name: "cx outside frame", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""cx": 582"#, with: #""cx": 1200"#)),
             error: .outOfRange(field: "intrinsics.cx", value: 1200, allowed: "0 ... width 1164")),
-        Bad(name: "cy negative", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""cy": 437"#, with: #""cy": -1"#)),
+        Bad(
+            name: "cy negative", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""cy": 437"#, with: #""cy": -1"#)),
             error: .outOfRange(field: "intrinsics.cy", value: -1, allowed: "0 ... height 874")),
-        Bad(name: "width not integer", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""width": 1164"#, with: #""width": 1164.5"#)),
+        Bad(
+            name: "width not integer", data: file(intrinsics: intrinsics.replacingOccurrences(of: #""width": 1164"#, with: #""width": 1164.5"#)),
             error: .wrongType(field: "intrinsics.width", expected: "an integer")),
-        Bad(name: "pitch 40°", data: file(mount: mount.replacingOccurrences(of: #""pitch_deg": -3.659"#, with: #""pitch_deg": 40"#)),
+        Bad(
+            name: "pitch 40°", data: file(mount: mount.replacingOccurrences(of: #""pitch_deg": -3.659"#, with: #""pitch_deg": 40"#)),
             error: .outOfRange(field: "mount.pitch_deg", value: 40, allowed: "|angle| ≤ 25.0°")),
-        Bad(name: "height 5 m", data: file(mount: mount.replacingOccurrences(of: #""height_m": 1.2"#, with: #""height_m": 5"#)),
+        Bad(
+            name: "height 5 m", data: file(mount: mount.replacingOccurrences(of: #""height_m": 1.2"#, with: #""height_m": 5"#)),
             error: .outOfRange(field: "mount.height_m", value: 5, allowed: "0.3 < h < 3.0")),
-        Bad(name: "lateral 2 m", data: file(mount: mount + #", "lateral_offset_m": 2"#),
+        Bad(
+            name: "lateral 2 m", data: file(mount: mount + #", "lateral_offset_m": 2"#),
             error: .outOfRange(field: "mount.lateral_offset_m", value: 2, allowed: "|offset| ≤ 1.3")),
-        Bad(name: "K 2×3", data: file(intrinsics: #""K": [[910, 0, 582], [0, 910, 437]], "width": 1164, "height": 874"#),
+        Bad(
+            name: "K 2×3", data: file(intrinsics: #""K": [[910, 0, 582], [0, 910, 437]], "width": 1164, "height": 874"#),
             error: .wrongType(field: "intrinsics.K", expected: "a 3×3 array of numbers")),
-        Bad(name: "K 3×2", data: file(intrinsics: #""K": [[910, 0], [0, 910], [0, 0]], "width": 1164, "height": 874"#),
+        Bad(
+            name: "K 3×2", data: file(intrinsics: #""K": [[910, 0], [0, 910], [0, 0]], "width": 1164, "height": 874"#),
             error: .wrongType(field: "intrinsics.K", expected: "a 3×3 array of numbers")),
-        Bad(name: "K not an array", data: file(intrinsics: #""K": 910, "width": 1164, "height": 874"#),
+        Bad(
+            name: "K not an array", data: file(intrinsics: #""K": 910, "width": 1164, "height": 874"#),
             error: .wrongType(field: "intrinsics.K", expected: "an array of rows")),
-        Bad(name: "K cell string", data: file(intrinsics: #""K": [[910, "0", 582], [0, 910, 437], [0, 0, 1]], "width": 1164, "height": 874"#),
+        Bad(
+            name: "K cell string", data: file(intrinsics: #""K": [[910, "0", 582], [0, 910, 437], [0, 0, 1]], "width": 1164, "height": 874"#),
             error: .wrongType(field: "intrinsics.K[0][1]", expected: "a number")),
-        Bad(name: "K fx ≤ 0", data: file(intrinsics: #""K": [[-910, 0, 582], [0, 910, 437], [0, 0, 1]], "width": 1164, "height": 874"#),
+        Bad(
+            name: "K fx ≤ 0", data: file(intrinsics: #""K": [[-910, 0, 582], [0, 910, 437], [0, 0, 1]], "width": 1164, "height": 874"#),
             error: .outOfRange(field: "intrinsics.K[0][0]", value: -910, allowed: "> 0")),
-        Bad(name: "K last row", data: file(intrinsics: #""K": [[910, 0, 582], [0, 910, 437], [0, 0, 2]], "width": 1164, "height": 874"#),
+        Bad(
+            name: "K last row", data: file(intrinsics: #""K": [[910, 0, 582], [0, 910, 437], [0, 0, 2]], "width": 1164, "height": 874"#),
             error: .outOfRange(field: "intrinsics.K[2][2]", value: 2, allowed: "1")),
-        Bad(name: "root not an object", data: Data("[1, 2, 3]".utf8),
+        Bad(
+            name: "root not an object", data: Data("[1, 2, 3]".utf8),
             error: .wrongType(field: "<root>", expected: "an object")),
-        Bad(name: "intrinsics not an object", data: Data(#"{"intrinsics": 3, "mount": {}}"#.utf8),
+        Bad(
+            name: "intrinsics not an object", data: Data(#"{"intrinsics": 3, "mount": {}}"#.utf8),
             error: .wrongType(field: "intrinsics", expected: "an object")),
     ]
 
@@ -169,8 +196,9 @@ struct CalibrationFileTests {
 
     @Test func descriptionsNameFields() {
         #expect(CalibrationError.missingField("intrinsics.fx").description == "missing field 'intrinsics.fx'")
-        #expect(CalibrationError.inFile(path: "cal.json", .missingField("intrinsics.fx")).description
-            == "cal.json: missing field 'intrinsics.fx'")
+        #expect(
+            CalibrationError.inFile(path: "cal.json", .missingField("intrinsics.fx")).description
+                == "cal.json: missing field 'intrinsics.fx'")
     }
 
     // MARK: Files on disk
@@ -215,7 +243,7 @@ struct CalibrationFileTests {
             _ = try CalibrationFile.load(path: path)
             Issue.record("loaded a missing file")
         } catch {
-            guard case let .unreadable(p, _) = error else {
+            guard case .unreadable(let p, _) = error else {
                 Issue.record("expected unreadable, got \(error)")
                 return
             }
@@ -230,12 +258,15 @@ struct CalibrationFileTests {
         (1402.5, 1399.75, 955.25, 541.5, 0.0, 1920, 1080, 2.25, -4.5, 3.125, 1.45, 2.1, -0.35),
         (900.0, 905.0, 600.0, 400.0, 1.5, 1200, 800, -7.0, 12.0, -20.0, 0.9, -1.5, 1.3),
     ])
-    func encodeParseRoundTrip(fx: Double, fy: Double, cx: Double, cy: Double, skew: Double, w: Int, h: Int,
-                              pitch: Double, roll: Double, yaw: Double, height: Double, forward: Double, lateral: Double) throws {
+    func encodeParseRoundTrip(
+        fx: Double, fy: Double, cx: Double, cy: Double, skew: Double, w: Int, h: Int,
+        pitch: Double, roll: Double, yaw: Double, height: Double, forward: Double, lateral: Double
+    ) throws {
         let setup = CameraSetup(
             intrinsics: try CameraIntrinsics(fx: fx, fy: fy, cx: cx, cy: cy, skew: skew, width: w, height: h),
-            pose: MountPose(pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: height,
-                            forwardOfOrigin: forward, lateralOffset: lateral))
+            pose: MountPose(
+                pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: height,
+                forwardOfOrigin: forward, lateralOffset: lateral))
         let data = CalibrationFile.encode(setup)
         let back = try CalibrationFile.parse(data)
         #expect(back.intrinsics == setup.intrinsics)

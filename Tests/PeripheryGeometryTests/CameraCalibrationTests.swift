@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 
@@ -44,8 +45,9 @@ struct CameraCalibrationTests {
     @Test func projectionMatchesNaiveComposition() throws {
         // Same matrix from plain-array arithmetic of §4.3–4.4, for a pose with every term non-zero.
         let k = try CameraIntrinsics(fx: 1400, fy: 1395, cx: 950, cy: 530, width: 1920, height: 1080)
-        let pose = MountPose(pitchDegrees: 2.5, rollDegrees: -4, yawDegrees: 3, height: 1.45, forwardOfOrigin: 2.1,
-                             lateralOffset: -0.35)
+        let pose = MountPose(
+            pitchDegrees: 2.5, rollDegrees: -4, yawDegrees: 3, height: 1.45, forwardOfOrigin: 2.1,
+            lateralOffset: -0.35)
         let got = CameraCalibration(intrinsics: k, pose: pose).projection.rowMajor
         let expected = Naive.projection(
             k: Naive.featureK(fx: 1400, fy: 1395, cx: 950, cy: 530, width: 1920, height: 1080), pose: pose)
@@ -57,8 +59,9 @@ struct CameraCalibrationTests {
     @Test func horizonRowAtZeroRollYaw() throws {
         // Network image horizon row = cy_net + fy_net · tan(pitch).
         for pitchDeg in [-3.659, 0.0, 4.0, -8.0] {
-            let cal = CameraCalibration(intrinsics: try commaIntrinsics(),
-                                        pose: MountPose(pitchDegrees: pitchDeg, height: 1.2, forwardOfOrigin: 1.65))
+            let cal = CameraCalibration(
+                intrinsics: try commaIntrinsics(),
+                pose: MountPose(pitchDegrees: pitchDeg, height: 1.2, forwardOfOrigin: 1.65))
             let vp = try #require(cal.networkVanishingPoint(SIMD3(1, 0, 0)))
             let n = cal.networkIntrinsics
             #expect(abs(vp.y - (n[1, 2] + n[1, 1] * tan(rad(pitchDeg)))) < 1e-9)
@@ -69,10 +72,13 @@ struct CameraCalibrationTests {
     // MARK: Sign probes (reference, `docs/reference/contract.md#42-vehicle-to-sensor-rotation`)
 
     static func calibration(pitch: Double = -3.659, roll: Double = 0, yaw: Double = 0, lateral: Double = 0) throws
-        -> CameraCalibration {
-        CameraCalibration(intrinsics: try commaIntrinsics(),
-                          pose: MountPose(pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: 1.2,
-                                          forwardOfOrigin: 1.65, lateralOffset: lateral))
+        -> CameraCalibration
+    {
+        CameraCalibration(
+            intrinsics: try commaIntrinsics(),
+            pose: MountPose(
+                pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: 1.2,
+                forwardOfOrigin: 1.65, lateralOffset: lateral))
     }
 
     @Test(arguments: [-3.659, 0.0])

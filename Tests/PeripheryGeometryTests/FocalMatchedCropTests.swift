@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 
@@ -56,8 +57,10 @@ struct FocalMatchedCropTests {
         (910.0, 1100.0, 860.0, 1164, 874, 824, 412, 340, 462, 512), // clamps to W − cropW, H − cropH
         (1600.0, 960.0, 540.0, 1920, 1080, 1448, 724, 236, 178, 512), // round(1448.37), round(724.19)
     ])
-    func cropFromFormula(fx: Double, cx: Double, cy: Double, w: Int, h: Int, cropW: Int, cropH: Int, x: Int, y: Int,
-                         scaledW: Int) throws {
+    func cropFromFormula(
+        fx: Double, cx: Double, cy: Double, w: Int, h: Int, cropW: Int, cropH: Int, x: Int, y: Int,
+        scaledW: Int
+    ) throws {
         let k = try CameraIntrinsics(fx: fx, fy: fx, cx: cx, cy: cy, width: w, height: h)
         let crop = FocalMatchedCrop(intrinsics: k)
         #expect(crop.width == cropW && crop.height == cropH)
@@ -91,7 +94,7 @@ struct FocalMatchedCropTests {
     func absurdFocalLengthsStillGiveACropInsideTheFrame(fx: Double) throws {
         let k = try CameraIntrinsics(fx: fx, fy: 240, cx: 160, cy: 1, width: 320, height: 100)
         let crop = FocalMatchedCrop(intrinsics: k)
-        #expect((1 ... 320).contains(crop.width) && (1 ... 100).contains(crop.height))
+        #expect((1...320).contains(crop.width) && (1...100).contains(crop.height))
         #expect(crop.x >= 0 && crop.x + crop.width <= 320 && crop.y >= 0 && crop.y + crop.height <= 100)
         let pose = MountPose(pitchDegrees: -2, rollDegrees: 5, yawDegrees: 0, height: 1.3, forwardOfOrigin: 1.6)
         let lut = ProjectionLUT(calibration: CameraCalibration(intrinsics: k, pose: pose))

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripherySynthetic
-import Testing
 
 /// A flow field of straight travel towards `foe` over scattered depths, rotated by `theta`
 /// (radians about the camera's right, down and forward axes), on a 4 px grid of a 448 × 252 image.
@@ -83,23 +84,23 @@ private func field(
     @Test func medianSigmaAndStates() {
         var window = PitchWindow(profile: .driving)
         #expect(window.pitch == nil && !window.isReportable)
-        for i in 0 ..< 100 { window.add(pitch: Double(i), yaw: -Double(i), rawPitch: 2 * Double(i), inliers: i) }
+        for i in 0..<100 { window.add(pitch: Double(i), yaw: -Double(i), rawPitch: 2 * Double(i), inliers: i) }
         // 0…99: median 49.5, σ = (sorted[84] − sorted[16]) / 2 = 34.
         #expect(window.pitch == 49.5 && window.yaw == -49.5 && window.pitchWithoutDerotation == 99)
         #expect(window.pitchSigma == 34)
         #expect(window.isReportable && !window.isConverged)
-        for _ in 0 ..< 20 { window.reject() }
+        for _ in 0..<20 { window.reject() }
         #expect(abs(window.acceptRate - 40.0 / 60.0) < 1e-12)
-        for i in 0 ..< 400 { window.add(pitch: 1000 + Double(i), yaw: 0, rawPitch: 0, inliers: 50) }
+        for i in 0..<400 { window.add(pitch: 1000 + Double(i), yaw: 0, rawPitch: 0, inliers: 50) }
         #expect(window.samples == 400 && window.isConverged && window.pitch == 1199.5)
         #expect(window.medianInliers == 50)
     }
 
     @Test func sigmaNeedsEightPairsAndHandheldNeverApplies() {
         var window = PitchWindow(profile: .handheld)
-        for i in 0 ..< 7 { window.add(pitch: Double(i), yaw: 0, rawPitch: 0, inliers: 40) }
+        for i in 0..<7 { window.add(pitch: Double(i), yaw: 0, rawPitch: 0, inliers: 40) }
         #expect(window.pitchSigma == 0)
-        for i in 0 ..< 200 { window.add(pitch: Double(i), yaw: 0, rawPitch: 0, inliers: 40) }
+        for i in 0..<200 { window.add(pitch: Double(i), yaw: 0, rawPitch: 0, inliers: 40) }
         #expect(window.samples == 60 && window.isReportable && !window.isConverged)
     }
 }
@@ -108,8 +109,8 @@ private func field(
 /// (which maps an output pixel to the texture coordinate it shows).
 private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) -> SIMD2<Double>) -> GreyImage {
     var image = GreyImage(width: width, height: height)
-    for y in 0 ..< height {
-        for x in 0 ..< width {
+    for y in 0..<height {
+        for x in 0..<width {
             // Sampled at the pixel centre, in the camera model's image coordinates.
             let p = warp(SIMD2(Double(x) + 0.5, Double(y) + 0.5))
             var v = 128.0
@@ -131,7 +132,8 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         #expect(samples.count > 3000)
         // Bilinear resampling of the finest sinusoid (15 px period) bounds the accuracy.
         let errors = samples.map { s in ((s.flow - shift) * (s.flow - shift)).sum().squareRoot() }.sorted()
-        #expect(errors[errors.count / 2] < 0.03 && errors[errors.count - 1] < 0.12,
+        #expect(
+            errors[errors.count / 2] < 0.03 && errors[errors.count - 1] < 0.12,
             "median \(errors[errors.count / 2]) px, worst \(errors[errors.count - 1]) px")
     }
 
@@ -169,9 +171,12 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         let k = try CameraIntrinsics(fx: 400, fy: 400, cx: 224, cy: 126, width: 448, height: 252)
         let focus = SIMD2(236.0, 111.0)
         func rgb(_ grey: GreyImage) throws -> RGBImage {
-            try #require(RGBImage(width: grey.width, height: grey.height, pixels: grey.pixels.flatMap { v in
-                [UInt8](repeating: UInt8(max(0, min(255, v.rounded()))), count: 3)
-            }))
+            try #require(
+                RGBImage(
+                    width: grey.width, height: grey.height,
+                    pixels: grey.pixels.flatMap { v in
+                        [UInt8](repeating: UInt8(max(0, min(255, v.rounded()))), count: 3)
+                    }))
         }
         let near = try rgb(texture { $0 }), far = try rgb(texture { focus + ($0 - focus) / 1.03 })
         let calibrator = MountCalibrator(intrinsics: k, roll: 0)
@@ -179,19 +184,20 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         #expect(calibrator.add(frame: near, t: 0, speed: 15, gyro: still) == .skipped)
         #expect(calibrator.add(frame: near, t: 0.1, speed: 15, gyro: still) == .skipped)
         #expect(calibrator.add(frame: near, t: 0.2, speed: 15, gyro: still) == .skipped)
-        guard case let .accepted(pitch, yaw, inliers) = calibrator.add(frame: far, t: 0.3, speed: 15, gyro: still) else {
+        guard case .accepted(let pitch, let yaw, let inliers) = calibrator.add(frame: far, t: 0.3, speed: 15, gyro: still) else {
             Issue.record("pair not accepted")
             return
         }
         let truth = MountAngles(focusOfExpansion: focus, intrinsics: k, roll: 0)
         // 0.05° is 0.35 px at f = 400: a half-pixel slip of the image coordinates would fail.
-        #expect(abs(pitch - truth.pitch) < 0.05 * .pi / 180 && abs(yaw - truth.yaw) < 0.05 * .pi / 180,
+        #expect(
+            abs(pitch - truth.pitch) < 0.05 * .pi / 180 && abs(yaw - truth.yaw) < 0.05 * .pi / 180,
             "pitch \((pitch - truth.pitch) * 180 / .pi)°, yaw \((yaw - truth.yaw) * 180 / .pi)°")
         #expect(inliers > 1000 && calibrator.window.samples == 1)
         let slow = MountCalibrator(intrinsics: k, roll: 0)
         #expect(slow.add(frame: near, t: 0, speed: 5, gyro: still) == .gated("speed"))
         let turning = MountCalibrator(intrinsics: k, roll: 0)
-        let spin = [GyroSample(t: 0.15, rate: SIMD3(0.1, 0, 0))]  // about device x: vehicle up for a level phone
+        let spin = [GyroSample(t: 0.15, rate: SIMD3(0.1, 0, 0))] // about device x: vehicle up for a level phone
         _ = turning.add(frame: near, t: 0, speed: 15, gyro: spin)
         for t in [0.1, 0.2] { _ = turning.add(frame: near, t: t, speed: 15, gyro: spin) }
         #expect(turning.add(frame: far, t: 0.3, speed: 15, gyro: spin) == .gated("yaw rate"))
@@ -232,7 +238,7 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
         var estimator = GyroBias()
         var courses: [(t: Double, degrees: Double)] = []
         // 60 s at 100 Hz; the body pitches at 1.3 Hz (a whole number of periods is not needed).
-        for i in 0 ... 6000 {
+        for i in 0...6000 {
             let t = Double(i) / 100
             let pitchRate = 0.004 * 2 * .pi * 1.3 * cos(2 * .pi * 1.3 * t)
             let rate = device * SIMD3(0, -pitchRate, yawRate) + bias
@@ -257,7 +263,7 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
     @Test func shortOrEmptyDrivesReportNoBias() {
         var estimator = GyroBias()
         #expect(estimator.bias(meanYawRate: 0) == .zero)
-        for i in 0 ..< 100 { estimator.add(t: Double(i) / 100, rate: SIMD3(0.01, 0, 0), gravity: SIMD3(0, 0, -1)) }
+        for i in 0..<100 { estimator.add(t: Double(i) / 100, rate: SIMD3(0.01, 0, 0), gravity: SIMD3(0, 0, -1)) }
         estimator.add(t: .nan, rate: SIMD3(1, 1, 1), gravity: SIMD3(0, 0, -1))
         #expect(estimator.samples == 100)
         #expect(estimator.bias(meanYawRate: 0) == .zero)
@@ -269,12 +275,12 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
     /// Course minus heading, wrapped across north, median over the fixes that pass the gates.
     @Test func medianOfGatedDifferencesAcrossNorth() throws {
         let fixes = [
-            CourseYaw.Fix(course: 1.0, courseAccuracy: 2, speed: 12, heading: 359.5),  // +1.5°
-            CourseYaw.Fix(course: 359.8, courseAccuracy: 2, speed: 12, heading: 358.6),  // +1.2°
-            CourseYaw.Fix(course: 90.0, courseAccuracy: nil, speed: 12, heading: 88.0),  // +2.0°
-            CourseYaw.Fix(course: 90.0, courseAccuracy: 6, speed: 12, heading: 60.0),  // course too inaccurate
-            CourseYaw.Fix(course: 90.0, courseAccuracy: 2, speed: 4, heading: 60.0),  // too slow
-            CourseYaw.Fix(course: -1, courseAccuracy: 2, speed: 12, heading: 60.0),  // unknown course
+            CourseYaw.Fix(course: 1.0, courseAccuracy: 2, speed: 12, heading: 359.5), // +1.5°
+            CourseYaw.Fix(course: 359.8, courseAccuracy: 2, speed: 12, heading: 358.6), // +1.2°
+            CourseYaw.Fix(course: 90.0, courseAccuracy: nil, speed: 12, heading: 88.0), // +2.0°
+            CourseYaw.Fix(course: 90.0, courseAccuracy: 6, speed: 12, heading: 60.0), // course too inaccurate
+            CourseYaw.Fix(course: 90.0, courseAccuracy: 2, speed: 4, heading: 60.0), // too slow
+            CourseYaw.Fix(course: -1, courseAccuracy: 2, speed: 12, heading: 60.0), // unknown course
         ]
         let estimate = try #require(CourseYaw.estimate(fixes))
         #expect(estimate.fixes == 3)

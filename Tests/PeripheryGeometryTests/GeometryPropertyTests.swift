@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripherySynthetic
@@ -86,24 +87,30 @@ struct GeometryPropertyTests {
         for cam in try Self.cameras(seed: 15) {
             let p = cam.pose
             func cal(_ dp: Double = 0, _ dr: Double = 0, _ dy: Double = 0) -> CameraCalibration {
-                CameraCalibration(intrinsics: cam.intrinsics, pose: MountPose(
-                    pitch: p.pitch + dp, roll: p.roll + dr, yaw: p.yaw + dy, height: p.height,
-                    forwardOfOrigin: p.forwardOfOrigin, lateralOffset: p.lateralOffset))
+                CameraCalibration(
+                    intrinsics: cam.intrinsics,
+                    pose: MountPose(
+                        pitch: p.pitch + dp, roll: p.roll + dr, yaw: p.yaw + dy, height: p.height,
+                        forwardOfOrigin: p.forwardOfOrigin, lateralOffset: p.lateralOffset))
             }
             let ground = SIMD3<Double>(p.forwardOfOrigin + 40, p.lateralOffset, 0)
             let ahead = SIMD3<Double>(p.forwardOfOrigin + 40, p.lateralOffset, p.height)
             guard let g0 = cal().sourcePoint(ground), let g1 = cal(rad(5)).sourcePoint(ground),
-                  let a0 = cal().sourcePoint(ahead), let a1 = cal(0, 0, rad(5)).sourcePoint(ahead) else {
+                let a0 = cal().sourcePoint(ahead), let a1 = cal(0, 0, rad(5)).sourcePoint(ahead)
+            else {
                 failures += 1
                 continue
             }
             if !(g1.y - g0.y > 1) { failures += 1 }
             if !(a1.x - a0.x > 1) { failures += 1 }
             // Roll probe from a level pose with this camera's pitch.
-            let rolled = CameraCalibration(intrinsics: cam.intrinsics, pose: MountPose(
-                pitch: p.pitch, roll: rad(5), height: p.height, forwardOfOrigin: p.forwardOfOrigin))
+            let rolled = CameraCalibration(
+                intrinsics: cam.intrinsics,
+                pose: MountPose(
+                    pitch: p.pitch, roll: rad(5), height: p.height, forwardOfOrigin: p.forwardOfOrigin))
             guard let l = rolled.sourceVanishingPoint(SIMD3(1, 0.3, 0)),
-                  let r = rolled.sourceVanishingPoint(SIMD3(1, -0.3, 0)) else {
+                let r = rolled.sourceVanishingPoint(SIMD3(1, -0.3, 0))
+            else {
                 failures += 1
                 continue
             }
@@ -120,7 +127,8 @@ struct GeometryPropertyTests {
         // Rows fall towards the horizon as range grows: bisect on [0.5 m, 10 km].
         var lo = 0.5, hi = 10_000.0
         guard let near = cal.sourcePoint(SIMD3(lo, 0, 0)), let far = cal.sourcePoint(SIMD3(hi, 0, 0)),
-              near.y > row, far.y < row else { return nil }
+            near.y > row, far.y < row
+        else { return nil }
         for _ in 0..<200 {
             let mid = (lo + hi) / 2
             guard let p = cal.sourcePoint(SIMD3(mid, 0, 0)) else { return nil }

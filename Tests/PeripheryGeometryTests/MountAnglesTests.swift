@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 
@@ -13,8 +14,10 @@ struct MountAnglesTests {
     func focusOfExpansionRoundTrip(pitch: Double, roll: Double, yaw: Double) throws {
         let k = try commaIntrinsics()
         let cal = CameraCalibration(
-            intrinsics: k, pose: MountPose(pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: 1.2,
-                                           forwardOfOrigin: 1.65))
+            intrinsics: k,
+            pose: MountPose(
+                pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: 1.2,
+                forwardOfOrigin: 1.65))
         let foe = try #require(cal.sourceVanishingPoint(SIMD3(1, 0, 0)))
         let angles = MountAngles(focusOfExpansion: foe, intrinsics: k, roll: rad(roll))
         #expect(abs(deg(angles.pitch) - pitch) < 1e-6)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 
@@ -92,10 +93,13 @@ struct MountPoseTests {
         (0.0, 0.0, 0.0, 1.2, 1.65, -1.31, "lateral_offset_m"),
         (40.0, 0.0, 0.0, 5.0, 1.65, 0.0, "pitch_deg"), // first failing field is named
     ])
-    func plausibilityLimits(pitch: Double, roll: Double, yaw: Double, height: Double, forward: Double,
-                            lateral: Double, field: String?) {
-        let pose = MountPose(pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: height,
-                             forwardOfOrigin: forward, lateralOffset: lateral)
+    func plausibilityLimits(
+        pitch: Double, roll: Double, yaw: Double, height: Double, forward: Double,
+        lateral: Double, field: String?
+    ) {
+        let pose = MountPose(
+            pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: height,
+            forwardOfOrigin: forward, lateralOffset: lateral)
         #expect(pose.isPlausible == (field == nil))
         do {
             try pose.validate()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripherySynthetic
@@ -176,8 +177,9 @@ struct ProjectionLUTTests {
     @Test func upwardCameraSeesFewVoxels() throws {
         // Every voxel lies below a 1.2 m camera; pitched 30° nose-up, with a half field of view of
         // atan(32/141.4) ≈ 12.7° vertically, it sees almost none (the UI flags < 0.35).
-        let up = CameraCalibration(intrinsics: try commaIntrinsics(),
-                                   pose: MountPose(pitchDegrees: 30, height: 1.2, forwardOfOrigin: 1.65))
+        let up = CameraCalibration(
+            intrinsics: try commaIntrinsics(),
+            pose: MountPose(pitchDegrees: 30, height: 1.2, forwardOfOrigin: 1.65))
         let fraction = ProjectionLUT(calibration: up).visibleFraction
         #expect(fraction < 0.35)
     }

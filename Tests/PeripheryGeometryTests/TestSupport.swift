@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripherySynthetic

@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryTestSupport
 import Testing
+
 @testable import PeripheryIO
 
 /// `AtomicFile` is the package's one way of replacing a file; the replay sidecar, PNGs and every

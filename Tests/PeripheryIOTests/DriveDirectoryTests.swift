@@ -1,8 +1,9 @@
 import Foundation
-@testable import PeripheryCore
-@testable import PeripheryIO
 import PeripheryTestSupport
 import Testing
+
+@testable import PeripheryCore
+@testable import PeripheryIO
 
 /// Reading the motion and location files of a drive: bad rows are reported with their line
 /// numbers and skipped, a missing column is an error, the course column is optional.
@@ -57,10 +58,11 @@ import Testing
         #expect(drive.skipped == [SkippedRow(path: "/d/frames.csv", line: 3, reason: "width and height must be integers")])
     }
 
-    @Test(arguments: [
-        ("t,gx,gy,gz,rx,ry\n0,0,0,-1,0,0\n", nil, "motion.csv", "rz"),
-        (nil, "t,course\n0,90\n", "location.csv", "speed"),
-    ] as [(String?, String?, String, String)])
+    @Test(
+        arguments: [
+            ("t,gx,gy,gz,rx,ry\n0,0,0,-1,0,0\n", nil, "motion.csv", "rz"),
+            (nil, "t,course\n0,90\n", "location.csv", "speed"),
+        ] as [(String?, String?, String, String)])
     func aMissingColumnIsAnError(motion: String?, location: String?, file: String, column: String) throws {
         let (folder, result) = try drive(motion: motion, location: location)
         defer { try? FileManager.default.removeItem(atPath: folder) }

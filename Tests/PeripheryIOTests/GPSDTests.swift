@@ -1,15 +1,17 @@
 import Foundation
-@testable import PeripheryCore
-@testable import PeripheryIO
 import PeripheryTestSupport
 import Testing
+
+@testable import PeripheryCore
+@testable import PeripheryIO
 
 /// Lines of gpsd's JSON protocol: a real gpsd 3.22 TPV line parsed exactly, the other classes
 /// ignored, and every garbled or hostile line rejected with its reason.
 @Suite struct GPSDReportParserTests {
     /// A TPV line exactly as gpsd 3.22 (Debian 3.22-4.1+deb12u1) wrote it, fed by `gpsfake` with an
     /// NMEA log from tools/nmea_from_location.py.
-    static let gpsd322TPV = #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2024-06-01T12:00:03.900Z","ept":0.005,"#
+    static let gpsd322TPV =
+        #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2024-06-01T12:00:03.900Z","ept":0.005,"#
         + #""lat":37.400404000,"lon":-122.099857000,"altHAE":50.0000,"altMSL":50.0000,"alt":50.0000,"track":21.7000,"#
         + #""magtrack":34.8350,"magvar":13.1,"speed":12.000,"climb":0.000,"geoidSep":0.000,"eph":19.000}"#
 
@@ -84,11 +86,13 @@ import Testing
         (#"[{"class":"TPV","mode":3}]"#, .notAReport),
         (#"{"mode":3,"speed":12}"#, .notAReport),
         (#""TPV""#, .notAReport),
-        (#"{"class":"SKY","satellites":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}",
-         .nestedTooDeep(limit: GPSDReport.maxDepth)),
+        (
+            #"{"class":"SKY","satellites":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}",
+            .nestedTooDeep(limit: GPSDReport.maxDepth)
+        ),
     ]
 
-    @Test(arguments: 0 ..< rejected.count)
+    @Test(arguments: 0..<rejected.count)
     func hostileLinesAreRejectedWithTheirReason(case index: Int) {
         let (line, reason) = GPSDReportParserTests.rejected[index]
         #expect(throws: reason, "\(line)") { try GPSDReport.parse(line) }
@@ -106,8 +110,8 @@ import Testing
         #expect {
             try GPSDReport.parse(line)
         } throws: { error in
-            guard case let GPSDError.malformedJSON(offset, reason) = error else { return false }
-            return (0 ... line.utf8.count).contains(offset) && !reason.isEmpty
+            guard case GPSDError.malformedJSON(let offset, let reason) = error else { return false }
+            return (0...line.utf8.count).contains(offset) && !reason.isEmpty
         }
     }
 
@@ -141,7 +145,7 @@ import Testing
         let version = Array(#"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#.utf8) + [0x0A]
         let stream = version + tpv + Array("garbage\r\n\r\n".utf8) + tpv
         // Every cut position of the stream into two reads gives the same result.
-        for cut in 0 ... stream.count {
+        for cut in 0...stream.count {
             let client = GPSDClient.offline()
             client.receive(stream[..<cut], arrival: 1)
             client.receive(stream[cut...], arrival: 2)
@@ -153,18 +157,18 @@ import Testing
     @Test func anOverlongLineIsCountedOnceAndSkipped() {
         let client = GPSDClient.offline()
         // 100 KiB without a newline, in 1 KiB reads: one garbled line, memory bounded by the limit.
-        for _ in 0 ..< 100 { client.receive([UInt8](repeating: UInt8(ascii: "{"), count: 1024), arrival: 1) }
+        for _ in 0..<100 { client.receive([UInt8](repeating: UInt8(ascii: "{"), count: 1024), arrival: 1) }
         client.receive(Array("\n".utf8) + Array((GPSDReportParserTests.gpsd322TPV + "\n").utf8), arrival: 2)
         #expect(client.counters == GPSDCounters(reports: 1, garbled: 1))
     }
 
     @Test func memoryIsBoundedToTheLastTenSeconds() {
         let client = GPSDClient.offline()
-        for step in 0 ..< 3000 {
+        for step in 0..<3000 {
             client.record(GPSDReport(mode: 3, speed: 10, track: 0), arrival: Double(step) * 0.01)
         }
         let kept = client.arrivals
-        #expect(kept.count <= GPSDClient.capacity && (1000 ... 1001).contains(kept.count), "the reports of 19.99 … 29.99 s")
+        #expect(kept.count <= GPSDClient.capacity && (1000...1001).contains(kept.count), "the reports of 19.99 … 29.99 s")
         #expect((kept.first?.arrival ?? 0) >= 29.99 - GPSDClient.retention - 1e-9)
         #expect(client.counters.reports == 3000)
     }
@@ -177,7 +181,7 @@ import Testing
     /// gpsd's track), GPS time `offset` seconds ahead of the monotonic arrival times 100 … 100 + 0.1·(n−1).
     func client(speed: Double, startTrack: Double, turn: Double, count: Int = 40, offset: Double = 1_717_243_200) -> GPSDClient {
         let client = GPSDClient.offline()
-        for step in 0 ..< count {
+        for step in 0..<count {
             let t = 100 + Double(step) * 0.1
             var track = (startTrack + turn * Double(step) * 0.1).truncatingRemainder(dividingBy: 360)
             if track < 0 { track += 360 }
@@ -221,7 +225,7 @@ import Testing
     /// zero-length interval, and the rate is still the true one.
     @Test func aRepeatedEpochDoesNotDisturbTheRate() {
         let client = GPSDClient.offline()
-        for step in 0 ..< 10 {
+        for step in 0..<10 {
             let t = 100 + Double(step) * 0.1, track = 20 + 3 * Double(step) * 0.1
             client.record(GPSDReport(mode: 2, time: t, speed: 12, track: track), arrival: t)
             client.record(GPSDReport(mode: 3, time: t, speed: 12, track: track), arrival: t + 0.002)
@@ -263,7 +267,7 @@ import Testing
     /// Below 0.5 m/s the course is noise: a wildly swinging track gives no turn.
     @Test func atWalkingPaceTheCourseIsIgnored() {
         let client = GPSDClient.offline()
-        for step in 0 ..< 10 {
+        for step in 0..<10 {
             let t = 100 + Double(step) * 0.1
             client.record(GPSDReport(mode: 3, time: t, speed: 0.3, track: step.isMultiple(of: 2) ? 10 : 190), arrival: t)
         }
@@ -402,9 +406,11 @@ import Testing
         #expect(throws: GPSDError.refused(host: "127.0.0.1", port: port), "gpsd is gone with gpsfake") {
             try GPSDClient(host: "127.0.0.1", port: port, connectTimeout: 1)
         }
-        print(String(format: "gpsd end to end: connected after %.1f s, 15 fixes after %.1f s, done after %.1f s; ", connectedAfter, reportsAfter,
-                     Date().timeIntervalSince(started)) + "\(arrivals.count) reports, speed \(measured) m/s, yaw rate \(rate)°/s"
-            + (fake.killed ? "; gpsfake ignored SIGTERM for 5 s and was killed" : ""))
+        print(
+            String(
+                format: "gpsd end to end: connected after %.1f s, 15 fixes after %.1f s, done after %.1f s; ", connectedAfter, reportsAfter,
+                Date().timeIntervalSince(started)) + "\(arrivals.count) reports, speed \(measured) m/s, yaw rate \(rate)°/s"
+                + (fake.killed ? "; gpsfake ignored SIGTERM for 5 s and was killed" : ""))
     }
 
     /// location.csv at 10 Hz for 12 s, t from 0 and no wall time (the tool then starts at its fixed
@@ -412,7 +418,7 @@ import Testing
     static func locationCSV(speed: Double, turn: Double) -> String {
         var csv = "t,t_wall,lat,lon,alt,h_acc,v_acc,speed,speed_acc,course,course_acc\n"
         var north = 0.0, east = 0.0
-        for step in 0 ... 120 {
+        for step in 0...120 {
             let t = Double(step) / 10, course = 10 + turn * t
             let lat = 37.4 + north / 111_320, lon = -122.1 + east / (111_320 * cos(37.4 * .pi / 180))
             csv += String(format: "%.1f,,%.8f,%.8f,50.0,5,3,%.3f,0.3,%.3f,1\n", t, lat, lon, speed, course)

@@ -1,9 +1,10 @@
 import Foundation
-@testable import PeripheryGeometry
-@testable import PeripheryCore
-@testable import PeripheryIO
 import PeripheryTestSupport
 import Testing
+
+@testable import PeripheryCore
+@testable import PeripheryGeometry
+@testable import PeripheryIO
 
 /// Fixtures made by tools/make_image_fixtures.py.
 private let imageFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -29,7 +30,7 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
         // Deterministic pseudo-random pixels (a linear congruential sequence), odd size.
         var state: UInt32 = 40
         let (w, h) = (53, 31)
-        let pixels = (0 ..< w * h * 3).map { _ -> UInt8 in
+        let pixels = (0..<w * h * 3).map { _ -> UInt8 in
             state = state &* 1_664_525 &+ 1_013_904_223
             return UInt8(truncatingIfNeeded: state >> 24)
         }
@@ -84,13 +85,15 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
         #expect(ImageFormat.sniff([0xFF, 0xD8]) == nil)
     }
 
-    static var badFiles: [(String, ImageError)] { [
-        ("empty.png", .empty(path: fixture("empty.png"))),
-        ("random.bin", .unknownFormat(path: fixture("random.bin"))),
-        ("truncated.png", .truncated(path: fixture("truncated.png"), format: .png)),
-        ("truncated.jpg", .truncated(path: fixture("truncated.jpg"), format: .jpeg)),
-        ("huge_header.png", .badDimensions(path: fixture("huge_header.png"), width: 100_000, height: 100_000)),
-    ] }
+    static var badFiles: [(String, ImageError)] {
+        [
+            ("empty.png", .empty(path: fixture("empty.png"))),
+            ("random.bin", .unknownFormat(path: fixture("random.bin"))),
+            ("truncated.png", .truncated(path: fixture("truncated.png"), format: .png)),
+            ("truncated.jpg", .truncated(path: fixture("truncated.jpg"), format: .jpeg)),
+            ("huge_header.png", .badDimensions(path: fixture("huge_header.png"), width: 100_000, height: 100_000)),
+        ]
+    }
 
     @Test(arguments: badFiles)
     func badFilesGiveTheirNamedError(name: String, expected: ImageError) {
@@ -101,26 +104,26 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
     @Test func damagedOrUnsupportedDataIsTyped() throws {
         let badIDAT = fixture("bad_idat.png")
         #expect { try ImageFile.read(path: badIDAT) } throws: { error in
-            guard case let .corrupt(path, format, reason) = error as? ImageError else { return false }
+            guard case .corrupt(let path, let format, let reason) = error as? ImageError else { return false }
             return path == badIDAT && format == .png && !reason.isEmpty
         }
         let cmyk = fixture("cmyk.jpg")
         #expect { try ImageFile.read(path: cmyk) } throws: { error in
-            guard case let .unsupported(path, format, _) = error as? ImageError else { return false }
+            guard case .unsupported(let path, let format, _) = error as? ImageError else { return false }
             return path == cmyk && format == .jpeg
         }
         let missing = fixture("no-such-file.png")
         #expect { try ImageFile.read(path: missing) } throws: { error in
-            guard case let .unreadable(path, _) = error as? ImageError else { return false }
+            guard case .unreadable(let path, _) = error as? ImageError else { return false }
             return path == missing
         }
         // A valid JPEG whose SOF0 declares 7-bit samples: libjpeg's own error comes back as a value
         // (its longjmp stays in the C shim).
         var bytes = try [UInt8](Data(contentsOf: imageFixtures.appendingPathComponent("baseline.jpg")))
-        let sof = try #require((0 ..< bytes.count - 9).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        let sof = try #require((0..<bytes.count - 9).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
         bytes[sof + 4] = 7
         #expect { try ImageFile.decode(Data(bytes), name: "precision7.jpg") } throws: { error in
-            guard case let .corrupt(path, format, reason) = error as? ImageError else { return false }
+            guard case .corrupt(let path, let format, let reason) = error as? ImageError else { return false }
             return path == "precision7.jpg" && format == .jpeg && reason.contains("precision")
         }
     }
@@ -132,7 +135,7 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
     func pngTooShortForItsDeclaredSizeIsRefusedBeforeAllocation(width: Int, height: Int) throws {
         var bytes = try [UInt8](Data(contentsOf: imageFixtures.appendingPathComponent("rgb8.png")))
         for (offset, value) in [(16, width), (20, height)] {
-            for k in 0 ..< 4 { bytes[offset + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
+            for k in 0..<4 { bytes[offset + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
         }
         #expect(throws: ImageError.truncated(path: "claim.png", format: .png)) { try ImageFile.decode(Data(bytes), name: "claim.png") }
     }
@@ -142,8 +145,11 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
     /// refused as truncated instead (fuzzing found it costing 1.5 GB and 1.7 s).
     @Test func jpegWhoseDataEndsEarlyIsTruncatedNotPadded() throws {
         var bytes = try [UInt8](Data(contentsOf: imageFixtures.appendingPathComponent("baseline.jpg")))
-        let sof = try #require((0 ..< bytes.count - 9).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
-        for offset in [5, 7] { bytes[sof + offset] = UInt8(16_000 >> 8); bytes[sof + offset + 1] = UInt8(16_000 & 0xFF) }
+        let sof = try #require((0..<bytes.count - 9).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        for offset in [5, 7] {
+            bytes[sof + offset] = UInt8(16_000 >> 8)
+            bytes[sof + offset + 1] = UInt8(16_000 & 0xFF)
+        }
         #expect(throws: ImageError.truncated(path: "claim.jpg", format: .jpeg)) { try ImageFile.decode(Data(bytes), name: "claim.jpg") }
     }
 
@@ -159,9 +165,11 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
     @Test func oversizedJPEGHeaderIsRejectedBeforeDecoding() throws {
         // Patch the SOF0 height and width of a valid JPEG to 20000 × 30000.
         var bytes = try [UInt8](Data(contentsOf: imageFixtures.appendingPathComponent("baseline.jpg")))
-        let sof = try #require((0 ..< bytes.count - 9).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
-        bytes[sof + 5] = UInt8(20_000 >> 8); bytes[sof + 6] = UInt8(20_000 & 0xFF)
-        bytes[sof + 7] = UInt8(30_000 >> 8); bytes[sof + 8] = UInt8(30_000 & 0xFF)
+        let sof = try #require((0..<bytes.count - 9).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        bytes[sof + 5] = UInt8(20_000 >> 8)
+        bytes[sof + 6] = UInt8(20_000 & 0xFF)
+        bytes[sof + 7] = UInt8(30_000 >> 8)
+        bytes[sof + 8] = UInt8(30_000 & 0xFF)
         #expect(throws: ImageError.badDimensions(path: "big.jpg", width: 30_000, height: 20_000)) {
             try ImageFile.decode(Data(bytes), name: "big.jpg")
         }
@@ -174,7 +182,7 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
         var broken = RGBImage(width: 4, height: 4)
         broken.pixels.removeLast()
         #expect { try ImageFile.writePNG(broken, to: path) } throws: { error in
-            guard case let .invalidImage(p, _) = error as? ImageError else { return false }
+            guard case .invalidImage(let p, _) = error as? ImageError else { return false }
             return p == path
         }
         #expect { try ImageFile.writePNG(RGBImage(width: 0, height: 3), to: path) } throws: { error in
@@ -183,7 +191,7 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
         }
         let unwritable = folder.appendingPathComponent("no/such/folder/x.png").path
         #expect { try ImageFile.writePNG(RGBImage(width: 2, height: 2), to: unwritable) } throws: { error in
-            guard case let .writeFailed(p, _) = error as? ImageError else { return false }
+            guard case .writeFailed(let p, _) = error as? ImageError else { return false }
             return p == unwritable
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)

@@ -1,8 +1,9 @@
 import Foundation
 import PeripheryCore
-@testable import PeripheryIO
 import PeripheryTestSupport
 import Testing
+
+@testable import PeripheryIO
 
 /// The live hand-over, the source names, the summary's percentiles, and live sources against
 /// FFmpeg's own tools: a file played at its own rate delivers its frames with their timestamps, and
@@ -16,20 +17,35 @@ struct LiveSourceTests {
         let slot = LatestFrameSlot()
         for t in 0..<5 { slot.put(frame(Double(t))) }
         #expect(slot.undelivered == 5)
-        guard case let .frame(newest) = slot.take(timeout: 0) else { Issue.record("no frame"); return }
+        guard case .frame(let newest) = slot.take(timeout: 0) else {
+            Issue.record("no frame")
+            return
+        }
         #expect(newest.timestamp == 4 && newest.dropped == 4 && slot.undelivered == 0)
         slot.put(frame(5))
         slot.finish(.end)
         slot.put(frame(6))
-        guard case let .frame(after) = slot.take(timeout: 0) else { Issue.record("no frame before the end"); return }
+        guard case .frame(let after) = slot.take(timeout: 0) else {
+            Issue.record("no frame before the end")
+            return
+        }
         #expect(after.timestamp == 6 && after.dropped == 1, "the end never displaces a frame")
-        guard case .ending(.end) = slot.take(timeout: 0) else { Issue.record("no end"); return }
-        guard case .ending(.end) = slot.take(timeout: 0) else { Issue.record("the end is not kept"); return }
+        guard case .ending(.end) = slot.take(timeout: 0) else {
+            Issue.record("no end")
+            return
+        }
+        guard case .ending(.end) = slot.take(timeout: 0) else {
+            Issue.record("the end is not kept")
+            return
+        }
     }
 
     @Test func anEmptySlotTimesOut() {
         let slot = LatestFrameSlot()
-        guard case .nothing = slot.take(timeout: 0.01) else { Issue.record("expected nothing"); return }
+        guard case .nothing = slot.take(timeout: 0.01) else {
+            Issue.record("expected nothing")
+            return
+        }
     }
 
     @Test func sourceKindsAndRedaction() {
@@ -114,7 +130,7 @@ struct LiveSourceTests {
         #expect {
             while try other.next() != nil {}
         } throws: { error in
-            guard case let .incomplete(path, _, reason) = error as? VideoError else { return false }
+            guard case .incomplete(let path, _, let reason) = error as? VideoError else { return false }
             return path.hasSuffix("other.ts") && reason.contains("96x96, not the aspect ratio of 96x64")
         }
     }
@@ -128,7 +144,7 @@ struct LiveSourceTests {
         #expect {
             _ = try source.next()
         } throws: { error in
-            guard case let .timedOut(path, seconds, _) = error as? VideoError else { return false }
+            guard case .timedOut(let path, let seconds, _) = error as? VideoError else { return false }
             return path == "udp://127.0.0.1:18931" && seconds >= 0.8
         }
     }

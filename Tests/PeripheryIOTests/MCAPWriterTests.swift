@@ -3,6 +3,7 @@ import PeripheryCore
 import PeripheryGeometry
 import PeripheryTestSupport
 import Testing
+
 @testable import PeripheryIO
 
 /// The MCAP writer against the format's rules (`docs/guides/mcap.md`), read back by a reader written
@@ -13,7 +14,7 @@ struct MCAPWriterTests {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc ^= UInt32(byte)
-            for _ in 0 ..< 8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
         return ~crc
     }
@@ -21,7 +22,7 @@ struct MCAPWriterTests {
     @Test func crc32() {
         #expect(CRC32.of(Array("123456789".utf8)) == 0xCBF4_3926)
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0 ..< 4099).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }
+        let bytes = (0..<4099).map { _ in UInt8.random(in: 0...255, using: &generator) }
         var split = CRC32()
         split.update(bytes[..<1000])
         split.update(bytes[1000...])
@@ -34,12 +35,12 @@ struct MCAPWriterTests {
         var at: Int
         mutating func int(_ size: Int) -> UInt64 {
             defer { at += size }
-            return (0 ..< size).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[at + $1]) }
+            return (0..<size).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[at + $1]) }
         }
         mutating func string() -> String {
             let n = Int(int(4))
             defer { at += n }
-            return String(decoding: bytes[at ..< at + n], as: UTF8.self)
+            return String(decoding: bytes[at..<at + n], as: UTF8.self)
         }
     }
 
@@ -64,7 +65,7 @@ struct MCAPWriterTests {
             try writer.addChannel(topic: "/a", schema: schema, messageEncoding: "json"),
             try writer.addChannel(topic: "/b", schema: schema, messageEncoding: "json", metadata: [("k", "v")]),
         ]
-        for i in 0 ..< 50 {
+        for i in 0..<50 {
             try writer.write(channel: channels[i % 2], logTime: UInt64(1_000 + i * 10), data: Array("{\"i\":\(i)}".utf8))
         }
         try writer.finish()
@@ -77,14 +78,14 @@ struct MCAPWriterTests {
         var footer = Cursor(bytes: bytes, at: footerStart)
         #expect(footer.int(1) == 0x02 && footer.int(8) == 20)
         let summaryStart = Int(footer.int(8)), offsetStart = Int(footer.int(8)), summaryCRC = UInt32(footer.int(4))
-        #expect(summaryCRC == Self.bitwiseCRC(bytes[summaryStart ..< footerStart + 25]))
+        #expect(summaryCRC == Self.bitwiseCRC(bytes[summaryStart..<footerStart + 25]))
 
         // Data section: header, schema, channels, then chunks each followed by message indexes, then data end.
-        let data = Self.records(bytes, 8 ..< summaryStart)
+        let data = Self.records(bytes, 8..<summaryStart)
         #expect(data.first?.op == 0x01 && data.last?.op == 0x0F)
         if let end = data.last {
             var cursor = Cursor(bytes: bytes, at: end.body)
-            #expect(UInt32(cursor.int(4)) == Self.bitwiseCRC(bytes[0 ..< end.body - 9]))
+            #expect(UInt32(cursor.int(4)) == Self.bitwiseCRC(bytes[0..<end.body - 9]))
         }
         let chunks = data.enumerated().filter { $0.element.op == 0x06 }
         #expect(chunks.count >= 3)
@@ -93,7 +94,7 @@ struct MCAPWriterTests {
             var c = Cursor(bytes: bytes, at: chunk.body)
             let (start, end, size, crc) = (c.int(8), c.int(8), Int(c.int(8)), UInt32(c.int(4)))
             #expect(c.string() == "" && Int(c.int(8)) == size)
-            let records = c.at ..< c.at + size
+            let records = c.at..<c.at + size
             #expect(crc == Self.bitwiseCRC(bytes[records]))
             let messages = Self.records(bytes, records)
             var times: [UInt64] = []
@@ -111,7 +112,7 @@ struct MCAPWriterTests {
             while next < data.count, data[next].op == 0x07 {
                 var m = Cursor(bytes: bytes, at: data[next].body)
                 let channel = m.int(2), count = Int(m.int(4)) / 16
-                for _ in 0 ..< count {
+                for _ in 0..<count {
                     let (time, offset) = (m.int(8), Int(m.int(8)))
                     var message = Cursor(bytes: bytes, at: records.lowerBound + offset)
                     #expect(message.int(1) == 0x05)
@@ -124,10 +125,10 @@ struct MCAPWriterTests {
             }
             #expect(next > position + 1)
         }
-        #expect(seen == Array(0 ..< 50))
+        #expect(seen == Array(0..<50))
 
         // Summary: schema, channels, statistics, chunk indexes; offsets naming each group.
-        let summary = Self.records(bytes, summaryStart ..< offsetStart)
+        let summary = Self.records(bytes, summaryStart..<offsetStart)
         #expect(summary.map(\.op) == [0x03, 0x04, 0x04, 0x0B] + Array(repeating: 0x08, count: chunks.count))
         var statistics = Cursor(bytes: bytes, at: summary[3].body)
         #expect(statistics.int(8) == 50 && statistics.int(2) == 1 && statistics.int(4) == 2)
@@ -138,12 +139,12 @@ struct MCAPWriterTests {
             _ = (c.int(8), c.int(8))
             #expect(Int(c.int(8)) == chunk.element.body - 9 && Int(c.int(8)) == chunk.element.end - chunk.element.body + 9)
         }
-        let offsets = Self.records(bytes, offsetStart ..< footerStart)
+        let offsets = Self.records(bytes, offsetStart..<footerStart)
         #expect(offsets.count == 4 && offsets.allSatisfy { $0.op == 0x0E })
         for record in offsets {
             var c = Cursor(bytes: bytes, at: record.body)
             let (op, start, length) = (UInt8(c.int(1)), Int(c.int(8)), Int(c.int(8)))
-            let group = Self.records(bytes, start ..< start + length)
+            let group = Self.records(bytes, start..<start + length)
             #expect(!group.isEmpty && group.allSatisfy { $0.op == op })
         }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PeripheryIO
 
 /// `periphery soak` trusts these numbers: text that is not a statm line must give no number (it

@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryTestSupport
 import Testing
+
 @testable import PeripheryIO
 
 /// Bad video input: each an error naming the file; a video cut short keeps every frame decoded
@@ -10,7 +11,7 @@ struct VideoBadInputTests {
         #expect {
             _ = try VideoFrameSource(path: path)
         } throws: { error in
-            guard case let VideoError.unreadable(named, message) = error else { return false }
+            guard case VideoError.unreadable(let named, let message) = error else { return false }
             return named == path && message.contains(reason) && "\(error)".hasPrefix(path)
         }
     }
@@ -38,11 +39,11 @@ struct VideoBadInputTests {
         // The track's codec id renamed (same length) to one no decoder knows.
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let id = Array("V_MPEG4/ISO/AVC".utf8)
-        guard let at = (0 ..< bytes.count - id.count).first(where: { Array(bytes[$0 ..< $0 + id.count]) == id }) else {
+        guard let at = (0..<bytes.count - id.count).first(where: { Array(bytes[$0..<$0 + id.count]) == id }) else {
             Issue.record("no H.264 codec id in the Matroska header")
             return
         }
-        bytes.replaceSubrange(at ..< at + id.count, with: Array("V_QQQQQ/ISO/AVC".utf8))
+        bytes.replaceSubrange(at..<at + id.count, with: Array("V_QQQQQ/ISO/AVC".utf8))
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         expectUnreadable(path, "unsupported video codec")
     }
@@ -75,7 +76,7 @@ struct VideoBadInputTests {
         #expect {
             while try source.next() != nil { delivered += 1 }
         } throws: { error in
-            guard case let VideoError.incomplete(named, frames, _) = error else { return false }
+            guard case VideoError.incomplete(let named, let frames, _) = error else { return false }
             return named == path && frames == delivered
         }
         #expect(delivered > 5 && delivered < 40, "\(delivered) frames before the cut")

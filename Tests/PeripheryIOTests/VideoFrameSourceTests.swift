@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryTestSupport
 import Testing
+
 @testable import PeripheryIO
 
 /// The video reader against FFmpeg's own tools: the same frames, in the same order, at the same
@@ -20,8 +21,9 @@ struct VideoFrameSourceTests {
         Case(name: "H.265 in MP4", file: "clip.mp4", codec: ["-c:v", "libx265", "-pix_fmt", "yuv420p", "-x265-params", "log-level=none"]),
         Case(name: "MJPEG in AVI", file: "clip.avi", codec: ["-c:v", "mjpeg", "-q:v", "3"]),
         Case(name: "VP9 in Matroska", file: "clip.mkv", codec: ["-c:v", "libvpx-vp9", "-crf", "30", "-b:v", "0"]),
-        Case(name: "H.264 4:4:4 in MOV, odd size", file: "clip.mov", codec: ["-vf", "scale=95:63", "-c:v", "libx264", "-pix_fmt", "yuv444p"],
-             size: "95x63"),
+        Case(
+            name: "H.264 4:4:4 in MOV, odd size", file: "clip.mov", codec: ["-vf", "scale=95:63", "-c:v", "libx264", "-pix_fmt", "yuv444p"],
+            size: "95x63"),
     ]
 
     /// Reads every frame of `source`.
@@ -82,7 +84,7 @@ struct VideoFrameSourceTests {
         let times = try frames(&source).map(\.timestamp)
         // Frames at 0.5 ... 1.9 s, every second one.
         #expect(times.count == 8)
-        let expected: [Double] = (0 ..< 8).map { 0.5 + 0.2 * Double($0) }
+        let expected: [Double] = (0..<8).map { 0.5 + 0.2 * Double($0) }
         for (t, e) in zip(times, expected) { #expect(abs(t - e) < 1e-6) }
         let single = try VideoFrameSource.frame(in: path, index: 7)
         #expect(abs(single.timestamp - 0.7) < 1e-6)
@@ -95,7 +97,7 @@ struct VideoFrameSourceTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try VideoTestClips.make(folder + "/clip.mp4", frames: 5, codec: ["-c:v", "libx264", "-pix_fmt", "yuv420p"])
         // 12 m/s straight ahead (no rotation, gravity straight down), on the stream's clock.
-        let times = (0 ... 10).map { Double($0) * 0.1 }
+        let times = (0...10).map { Double($0) * 0.1 }
         try ("t,speed\n" + times.map { "\($0),12.0\n" }.joined()).write(toFile: folder + "/location.csv", atomically: true, encoding: .utf8)
         try ("t,gx,gy,gz,rx,ry,rz\n" + times.map { "\($0),0,0,-1,0,0,0\n" }.joined()).write(
             toFile: folder + "/motion.csv", atomically: true, encoding: .utf8)
@@ -110,7 +112,7 @@ struct VideoFrameSourceTests {
         let folder = try scratchFolder("video-release")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try VideoTestClips.make(folder + "/clip.mp4", frames: 30, codec: ["-c:v", "libx264", "-pix_fmt", "yuv420p"])
-        for _ in 0 ..< 3 {
+        for _ in 0..<3 {
             var source = try VideoFrameSource(path: folder + "/clip.mp4")
             #expect(try source.next() != nil)
         }

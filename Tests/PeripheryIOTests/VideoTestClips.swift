@@ -30,23 +30,31 @@ enum VideoTestClips {
     /// A clip of FFmpeg's test pattern: `frames` frames of `size` at `rate`, encoded by `codec`
     /// (with `extra` encoder options) into `path`.
     static func make(_ path: String, size: String = "96x64", rate: Int = 10, frames: Int = 12, codec: [String], extra: [String] = []) throws {
-        try run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate)", "-frames:v", "\(frames)"]
-            + extra + codec + [path])
+        try run(
+            "ffmpeg",
+            ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate)", "-frames:v", "\(frames)"]
+                + extra + codec + [path])
     }
 
     /// The presentation times of every frame, as `ffprobe` reports them.
     static func frameTimes(_ path: String) throws -> [Double] {
-        let text = String(decoding: try run("ffprobe", [
-            "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", path,
-        ]), as: UTF8.self)
+        let text = String(
+            decoding: try run(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", path,
+                ]), as: UTF8.self)
         let separators = CharacterSet(charactersIn: ", ")
         return text.split(whereSeparator: \.isNewline).compactMap { Double($0.trimmingCharacters(in: separators)) }
     }
 
     /// Every frame as rgb24, decoded by `ffmpeg` itself with the reader's conversion flags.
     static func rgbFrames(_ path: String) throws -> [UInt8] {
-        Array(try run("ffmpeg", [
-            "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-sws_flags", "bilinear", "-fps_mode", "passthrough", "-",
-        ]))
+        Array(
+            try run(
+                "ffmpeg",
+                [
+                    "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-sws_flags", "bilinear", "-fps_mode", "passthrough", "-",
+                ]))
     }
 }

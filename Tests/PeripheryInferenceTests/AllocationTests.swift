@@ -1,10 +1,11 @@
 import CAllocationCounter
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripheryInference
 @testable import PeripheryIO
-import Testing
+@testable import PeripheryInference
 
 /// Heap allocations made by every thread of the process while `body` runs.
 private func allocations(during body: () throws -> Void) rethrows -> UInt64 {

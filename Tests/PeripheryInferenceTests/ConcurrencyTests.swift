@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripheryInference
-import Synchronization
 @testable import PeripheryIO
+@testable import PeripheryInference
 @testable import PeripherySynthetic
-import Testing
 
 /// One `PerceptionEngine` per thread, all built from one shared `Safety40Weights`: four engines
 /// running at once give bit-for-bit the results of one engine running alone (detections, tracks and
@@ -26,10 +27,11 @@ import Testing
     static func drive(_ engine: PerceptionEngine, _ inputs: [(RGBImage, CameraSetup)]) throws -> [Outcome] {
         var outcomes: [Outcome] = []
         for (k, (image, setup)) in inputs.enumerated() {
-            for i in 0 ..< 4 {
-                let result = try engine.process(PerceptionFrame(
-                    pixels: try FramePixels(image), timestamp: Double(k) * 10 + Double(i) * 0.1,
-                    intrinsics: setup.intrinsics, pose: setup.pose, ego: i == 0 ? nil : EgoDelta(dt: 0.1)))
+            for i in 0..<4 {
+                let result = try engine.process(
+                    PerceptionFrame(
+                        pixels: try FramePixels(image), timestamp: Double(k) * 10 + Double(i) * 0.1,
+                        intrinsics: setup.intrinsics, pose: setup.pose, ego: i == 0 ? nil : EgoDelta(dt: 0.1)))
                 outcomes.append(Outcome(detections: result.detections, tracks: result.tracks, counters: engine.counters))
             }
         }

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripheryInference
-import Testing
 
 /// The reference self-check items against the golden vectors copied from the reference
 /// (`Sources/PeripheryInference/Resources/Conformance`), with the reference tolerances:

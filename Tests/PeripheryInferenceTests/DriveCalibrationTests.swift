@@ -1,11 +1,12 @@
 import Foundation
+import PeripheryTestSupport
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripherySynthetic
-import PeripheryTestSupport
 @testable import PeripheryIO
-import Testing
 @testable import PeripheryInference
+@testable import PeripherySynthetic
 
 /// One short rendered drive end to end: recorded by the synthetic world with a known mount, read
 /// back as a drive directory, its mount pitch estimated by the engine while it detects, and the
@@ -31,7 +32,7 @@ import Testing
 
         let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path)
         let engine = try PerceptionEngine(weights: weights, threads: 2)
-        let start = MountPose.fallback  // pitch −3.659°: 1.26° off
+        let start = MountPose.fallback // pitch −3.659°: 1.26° off
         let profile = PitchWindow.Profile(
             minimumSpeed: 8, maximumYawRate: 1.5 * .pi / 180, window: 400, samplesToReport: 10, samplesToApply: 30,
             writesToPose: true)
@@ -42,10 +43,11 @@ import Testing
         var appliedAt: Int?
         for (index, frame) in drive.frames.enumerated() {
             let previous = index > 0 ? drive.frames[index - 1].timestamp : frame.timestamp - 1 / 30
-            let result = try engine.process(PerceptionFrame(
-                pixels: try FramePixels(try ImageFile.read(path: frame.path)), timestamp: frame.timestamp,
-                intrinsics: setup.intrinsics, pose: start,
-                motion: MotionSample(speed: drive.speed(at: frame.timestamp), gyro: Array(drive.gyro(from: previous, to: frame.timestamp)))))
+            let result = try engine.process(
+                PerceptionFrame(
+                    pixels: try FramePixels(try ImageFile.read(path: frame.path)), timestamp: frame.timestamp,
+                    intrinsics: setup.intrinsics, pose: start,
+                    motion: MotionSample(speed: drive.speed(at: frame.timestamp), gyro: Array(drive.gyro(from: previous, to: frame.timestamp)))))
             if appliedAt == nil, result.calibration.setup.pose.pitch != start.pitch { appliedAt = index }
             last = result
         }

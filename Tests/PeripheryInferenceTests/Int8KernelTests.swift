@@ -1,8 +1,9 @@
 import CInt8Kernels
-@testable import PeripheryGeometry
-@testable import PeripherySynthetic
-@testable import PeripheryInference
 import Testing
+
+@testable import PeripheryGeometry
+@testable import PeripheryInference
+@testable import PeripherySynthetic
 
 /// The INT8 kernels of CInt8Kernels against Swift references written from the formulas of
 /// int8_kernels.h. Accumulators are exact on every path; the float epilogue and the elementwise
@@ -153,8 +154,10 @@ import Testing
         var outWidth: Int { (width + 2 * pad - k) / stride + 1 }
 
         var testDescription: String {
-            let options = [relu ? "relu" : nil, residual ? "residual" : nil, u8 ? "u8" : nil, f32 ? "f32" : nil,
-                           s32 ? "s32" : nil, slice ? "slice" : nil, inputZero != 0 ? "zero \(inputZero)" : nil]
+            let options = [
+                relu ? "relu" : nil, residual ? "residual" : nil, u8 ? "u8" : nil, f32 ? "f32" : nil,
+                s32 ? "s32" : nil, slice ? "slice" : nil, inputZero != 0 ? "zero \(inputZero)" : nil,
+            ]
             return "\(cin)→\(cout) k\(k) s\(stride) \(height)×\(width) " + options.compactMap { $0 }.joined(separator: " ")
         }
 
@@ -309,8 +312,10 @@ import Testing
 
         /// Runs `path` on output rows `rows` and blocks `blocks` (all by default) as 4 calls split at
         /// `rowSplit` and `blockSplit`, like disjoint ranges of different workers.
-        func run(_ path: Path, rowSplit: Int? = nil, blockSplit: Int? = nil, rows: Range<Int>? = nil,
-                 blocks: Range<Int>? = nil) -> Outputs {
+        func run(
+            _ path: Path, rowSplit: Int? = nil, blockSplit: Int? = nil, rows: Range<Int>? = nil,
+            blocks: Range<Int>? = nil
+        ) -> Outputs {
             let s = spec, isa = path.isa
             let packed = Buffer<UInt8>(
                 count: Int(pq_packed_size(isa, Int32(s.cout), Int32(s.cin), Int32(s.k))), repeating: 0xEE)
@@ -382,7 +387,8 @@ import Testing
                     }
                 }
             }
-            result.intact = output.untouched(outside: byteMask, canary: Self.byteCanary)
+            result.intact =
+                output.untouched(outside: byteMask, canary: Self.byteCanary)
                 && (0..<f32.count).allSatisfy { floatMask[$0] || f32[$0].bitPattern == Self.floatCanary.bitPattern }
                 && (0..<s32.count).allSatisfy { intMask[$0] || s32[$0] == Self.intCanary }
             withExtendedLifetime((packed, compensation, scales, biases, residual)) {}
@@ -427,8 +433,9 @@ import Testing
     func vectorPathMatchesReferences(_ path: Path, _ spec: ConvCase) {
         let fixture = ConvFixture(spec)
         let blocks = (spec.cout + path.block - 1) / path.block
-        let out = fixture.run(path, rowSplit: Int(spec.seed % UInt64(spec.outHeight + 1)),
-                              blockSplit: Int((spec.seed >> 32) % UInt64(blocks + 1)))
+        let out = fixture.run(
+            path, rowSplit: Int(spec.seed % UInt64(spec.outHeight + 1)),
+            blockSplit: Int((spec.seed >> 32) % UInt64(blocks + 1)))
         let naive = fixture.run(.naive)
         #expect(out.intact)
         if spec.s32 { #expect(out.s32 == fixture.referenceAccumulators()) }
@@ -600,8 +607,9 @@ import Testing
         }
         let out = inPlace ? a : ByteTensor(height: height, width: width, channels: channels, border: 2, fill: 0xA5)
         for rows in [0..<2, 2..<height] {
-            pq_add_upsampled2x(a.view, aScale, Int32(aZero), b.view, bScale, Int32(bZero), out.view, inverse, Int32(zero),
-                               Int32(rows.lowerBound), Int32(rows.upperBound))
+            pq_add_upsampled2x(
+                a.view, aScale, Int32(aZero), b.view, bScale, Int32(bZero), out.view, inverse, Int32(zero),
+                Int32(rows.lowerBound), Int32(rows.upperBound))
         }
         #expect(out.interior == expected)
         if !inPlace { #expect(out.untouched(outside: out.interiorMask(), canary: 0xA5)) }
@@ -618,8 +626,9 @@ import Testing
         let (inScale, inZero, inverse, zero): (Float, Int, Float, Int) = (0.043, 30, 11.7, 20)
         let output = ByteTensor(height: oh, width: ow, channels: 17, border: 1, pixelStride: 19, offset: 1, fill: 0xA5)
         for range in [0..<1, 1..<oh] {
-            pq_resize_bilinear(input.view, inScale, Int32(inZero), output.view, inverse, Int32(zero), rows, rowWeights, columns,
-                               columnWeights, Int32(range.lowerBound), Int32(range.upperBound))
+            pq_resize_bilinear(
+                input.view, inScale, Int32(inZero), output.view, inverse, Int32(zero), rows, rowWeights, columns,
+                columnWeights, Int32(range.lowerBound), Int32(range.upperBound))
         }
         var expected: [UInt8] = []
         for y in 0..<oh {

@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripheryInference
 @testable import PeripheryIO
-import Testing
+@testable import PeripheryInference
 
 /// The INT8 network, its file format and `--precision`: docs/guides/weights.md.
 @Suite struct Int8NetworkTests {
@@ -40,7 +41,7 @@ import Testing
         let headerLength = Int(data.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
         for (name, info) in file.tensors {
             let start = 8 + headerLength + info.byteRange.lowerBound
-            tensors[name] = (info.dtype.rawValue, info.shape, [UInt8](data[start ..< start + info.byteRange.count]))
+            tensors[name] = (info.dtype.rawValue, info.shape, [UInt8](data[start..<start + info.byteRange.count]))
         }
         edit(&tensors)
         var header: [String: Any] = ["__metadata__": ["precision": "int8"]]
@@ -88,7 +89,7 @@ import Testing
             case "wrong weight dtype":
                 if let t = tensors[tensor] { tensors[tensor] = ("F32", t.shape, Self.float32Bytes(t.bytes.map { Float(Int8(bitPattern: $0)) })) }
             case "zero scale": tensors[tensor]?.bytes = Self.float32Bytes([0])
-            case "NaN weight scale": tensors[tensor]?.bytes[0 ..< 4] = ArraySlice(Self.float32Bytes([.nan]))
+            case "NaN weight scale": tensors[tensor]?.bytes[0..<4] = ArraySlice(Self.float32Bytes([.nan]))
             case "weight -128": tensors[tensor]?.bytes[5] = 0x80
             case "wrong zero-point dtype": tensors[tensor] = ("I8", [1], [0])
             default: tensors[tensor] = ("F32", [1], Self.float32Bytes([1]))

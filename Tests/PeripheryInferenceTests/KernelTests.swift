@@ -1,7 +1,8 @@
-@testable import PeripheryGeometry
-@testable import PeripherySynthetic
-@testable import PeripheryInference
 import Testing
+
+@testable import PeripheryGeometry
+@testable import PeripheryInference
+@testable import PeripherySynthetic
 
 /// Deterministic test data from the synthetic world's SplitMix64, so failures reproduce.
 extension SyntheticRandom {
@@ -216,9 +217,15 @@ func naiveConvolutionError(
         context.spaceToChannel(volume: volume.data, channels: channels, depth: z, into: output)
         // permute(0,2,3,4,1) → [X, Y, Z, C]; reshape [X, Y, Z·C] (k = z·C + c); permute to [Z·C, X, Y].
         var expected = [Double](repeating: 0, count: output.count)
-        for c in 0..<channels { for ix in 0..<x { for iy in 0..<y { for iz in 0..<z {
-            expected[((iz * channels + c) * x + ix) * y + iy] = Double(values[c * x * y * z + (ix * y + iy) * z + iz])
-        } } } }
+        for c in 0..<channels {
+            for ix in 0..<x {
+                for iy in 0..<y {
+                    for iz in 0..<z {
+                        expected[((iz * channels + c) * x + ix) * y + iy] = Double(values[c * x * y * z + (ix * y + iy) * z + iz])
+                    }
+                }
+            }
+        }
         #expect(relativeError(read(output), expected) == 0)
     }
 
@@ -227,8 +234,9 @@ func naiveConvolutionError(
     func pointwiseTransposedMatchesNaive(_ seed: Int) throws {
         var rng = SyntheticRandom(seed: UInt64(seed) &+ 500)
         let (cin, h, w, cout) = seed == 0 ? (192, 21, 40, 120) : (rng.integer(1...40), rng.integer(1...9), rng.integer(1...11), rng.integer(1...33))
-        let conv = Convolution(name: "head", inChannels: cin, outChannels: cout, kernelSize: 1, stride: 1, padding: 0,
-                               weights: rng.floats(cout * cin), bias: rng.floats(cout))
+        let conv = Convolution(
+            name: "head", inChannels: cin, outChannels: cout, kernelSize: 1, stride: 1, padding: 0,
+            weights: rng.floats(cout * cin), bias: rng.floats(cout))
         let (context, arena) = try makeContext(threads: 1)
         let input = arena.tensor(cin, h, w), out = arena.take(h * w * cout)
         let values = rng.floats(input.count)
@@ -250,10 +258,12 @@ func naiveConvolutionError(
         let variance = (0..<cout).map { _ in rng.float() + 1.5 }
         var folded = weights, bias = [Float](repeating: 0, count: cout)
         Safety40Weights.foldBatchNorm(weights: &folded, bias: &bias, gamma: gamma, beta: beta, mean: mean, variance: variance)
-        let raw = Convolution(name: "raw", inChannels: cin, outChannels: cout, kernelSize: k, stride: 1, padding: k / 2,
-                              weights: weights, bias: [Float](repeating: 0, count: cout))
-        let fused = Convolution(name: "fused", inChannels: cin, outChannels: cout, kernelSize: k, stride: 1, padding: k / 2,
-                                weights: folded, bias: bias)
+        let raw = Convolution(
+            name: "raw", inChannels: cin, outChannels: cout, kernelSize: k, stride: 1, padding: k / 2,
+            weights: weights, bias: [Float](repeating: 0, count: cout))
+        let fused = Convolution(
+            name: "fused", inChannels: cin, outChannels: cout, kernelSize: k, stride: 1, padding: k / 2,
+            weights: folded, bias: bias)
         let plain = naiveConvolution(raw, input, h: h, w: w, residual: nil, relu: false)
         var expected = plain
         for c in 0..<cout {

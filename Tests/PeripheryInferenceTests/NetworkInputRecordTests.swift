@@ -1,10 +1,11 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripheryIO
-@testable import PeripherySynthetic
-import Testing
 @testable import PeripheryInference
+@testable import PeripherySynthetic
 
 @Suite struct NetworkInputRecordTests {
     /// Normalising the record's 8-bit pixels gives exactly the engine's preprocessed tensor, and its
@@ -20,9 +21,9 @@ import Testing
         let mean = ImageNormalization.mean, std = ImageNormalization.std
         let (x0, y0, w, h) = record.letterbox
         var worst: Float = 0
-        for c in 0 ..< 3 {
-            for y in 0 ..< 256 {
-                for x in 0 ..< 512 {
+        for c in 0..<3 {
+            for y in 0..<256 {
+                for x in 0..<512 {
                     let i = (c * 256 + y) * 512 + x
                     let inside = x >= x0 && x < x0 + w && y >= y0 && y < y0 + h
                     let value = inside ? (Float(record.pixels[i]) - mean[c]) / std[c] : 0

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripheryInference
-import Testing
 
 /// Whole-network parity with the independent PyTorch reference (`tools/safety40_torch.py`) on the
 /// committed weights: `Fixtures/safety40_parity.safetensors` holds the reference's image, features,

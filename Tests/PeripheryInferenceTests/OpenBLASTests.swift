@@ -1,7 +1,8 @@
-@testable import PeripheryGeometry
-@testable import PeripherySynthetic
-@testable import PeripheryInference
 import Testing
+
+@testable import PeripheryGeometry
+@testable import PeripheryInference
+@testable import PeripherySynthetic
 
 @Suite struct OpenBLASTests {
     static let zen3 = """
@@ -19,14 +20,15 @@ import Testing
         #expect(features.flags.contains("avx2") && features.flags.contains("fma") && !features.flags.contains("avx512f"))
     }
 
-    @Test(arguments: [
-        ("GenuineIntel", "sse3 avx avx2 fma avx512f avx512cd avx512bw avx512dq avx512vl", "SkylakeX"),
-        ("AuthenticAMD", "sse3 avx avx2 fma avx512f avx512cd avx512bw avx512dq avx512vl", "SkylakeX"),
-        ("AuthenticAMD", "sse3 avx avx2 fma", "Zen"),
-        ("GenuineIntel", "sse3 avx avx2 fma", "Haswell"),
-        ("GenuineIntel", "sse3 avx avx512f", "Sandybridge"),
-        ("GenuineIntel", "sse3 ssse3", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("GenuineIntel", "sse3 avx avx2 fma avx512f avx512cd avx512bw avx512dq avx512vl", "SkylakeX"),
+            ("AuthenticAMD", "sse3 avx avx2 fma avx512f avx512cd avx512bw avx512dq avx512vl", "SkylakeX"),
+            ("AuthenticAMD", "sse3 avx avx2 fma", "Zen"),
+            ("GenuineIntel", "sse3 avx avx2 fma", "Haswell"),
+            ("GenuineIntel", "sse3 avx avx512f", "Sandybridge"),
+            ("GenuineIntel", "sse3 ssse3", nil),
+        ] as [(String, String, String?)])
     func choosesTheFastestCorrectKernel(_ vendor: String, _ flags: String, _ expected: String?) {
         let features = CPUFeatures(vendor: vendor, flags: Set(flags.split(separator: " ").map(String.init)))
         #expect(features.openBLASCoreType == expected)
@@ -54,15 +56,21 @@ import Testing
             let a = rng.floats(m * k), b = rng.floats(k * n)
             var c = rng.floats(m * n)
             let c0 = c
-            a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in c.withUnsafeMutableBufferPointer { c in
-                blas.sgemm(m: m, n: n, k: k, a: a.baseAddress!, lda: k, b: b.baseAddress!, ldb: n, beta: 0.5, c: c.baseAddress!, ldc: n)
-            } } }
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    c.withUnsafeMutableBufferPointer { c in
+                        blas.sgemm(m: m, n: n, k: k, a: a.baseAddress!, lda: k, b: b.baseAddress!, ldb: n, beta: 0.5, c: c.baseAddress!, ldc: n)
+                    }
+                }
+            }
             var expected = [Double](repeating: 0, count: m * n)
-            for i in 0..<m { for j in 0..<n {
-                var s = 0.5 * Double(c0[i * n + j])
-                for p in 0..<k { s += Double(a[i * k + p]) * Double(b[p * n + j]) }
-                expected[i * n + j] = s
-            } }
+            for i in 0..<m {
+                for j in 0..<n {
+                    var s = 0.5 * Double(c0[i * n + j])
+                    for p in 0..<k { s += Double(a[i * k + p]) * Double(b[p * n + j]) }
+                    expected[i * n + j] = s
+                }
+            }
             #expect(relativeError(c, expected) <= 1e-5, "\(m)×\(n)×\(k)")
         }
     }

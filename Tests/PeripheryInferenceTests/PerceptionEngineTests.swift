@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripheryInference
 @testable import PeripheryIO
-import Testing
+@testable import PeripheryInference
 
 /// The engine's rebuild and reset rules on the bundled sample frame (docs/sample).
 @Suite(.serialized) struct PerceptionEngineTests {

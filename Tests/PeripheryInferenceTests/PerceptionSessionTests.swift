@@ -1,10 +1,11 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
-@testable import PeripheryInference
-@testable import PeripheryIO
 import PeripheryTestSupport
 import Testing
+
+@testable import PeripheryIO
+@testable import PeripheryInference
 
 /// The session's rules over a scripted source: every frame accounted for, damaged frames skipped
 /// (or kept and marked), stops after the frame in flight, and every output finished exactly once
@@ -118,7 +119,7 @@ import Testing
         #expect {
             try PerceptionSession(engine: engine, setup: setup, outputs: outputs).run(&source)
         } throws: { error in
-            guard case let .input(processed, underlying) = error as? PerceptionSessionError else { return false }
+            guard case .input(let processed, let underlying) = error as? PerceptionSessionError else { return false }
             return processed == 2 && underlying is Lost
         }
         for output in outputs {

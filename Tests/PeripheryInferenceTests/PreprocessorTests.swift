@@ -1,10 +1,11 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripherySynthetic
-@testable import PeripheryInference
 @testable import PeripheryIO
-import Testing
+@testable import PeripheryInference
+@testable import PeripherySynthetic
 
 /// Fixtures made by tools/make_preprocess_fixture.py (Pillow LANCZOS reference).
 private let preprocessFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -40,7 +41,7 @@ private struct PreprocessCase: Decodable, CustomTestStringConvertible {
     func frame() throws -> RGBImage {
         let full = try ImageFile.read(path: preprocessFixtures.appendingPathComponent("frame.png").path)
         let row = full.width * 3
-        let pixels = Array(full.pixels[frameRows[0] * row ..< frameRows[1] * row])
+        let pixels = Array(full.pixels[frameRows[0] * row..<frameRows[1] * row])
         return try #require(RGBImage(width: full.width, height: frameRows[1] - frameRows[0], pixels: pixels))
     }
 
@@ -52,8 +53,8 @@ private struct PreprocessCase: Decodable, CustomTestStringConvertible {
 /// The same picture as BGRA8 rows padded to `rowStride` bytes (padding and alpha set to junk).
 private func bgra(_ image: RGBImage, rowStride: Int) throws -> FramePixels {
     var bytes = [UInt8](repeating: 0xA5, count: rowStride * image.height)
-    for y in 0 ..< image.height {
-        for x in 0 ..< image.width {
+    for y in 0..<image.height {
+        for x in 0..<image.width {
             let p = image[x, y], o = y * rowStride + x * 4
             bytes[o] = p.z
             bytes[o + 1] = p.y
@@ -85,10 +86,10 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
     var rows = [UInt8](repeating: 0, count: 3 * height * outWidth)
     for row in v.span {
         let line = min(max(y + row, 0), frame.height - 1) * frame.rowStride
-        for c in 0 ..< 3 {
-            for i in 0 ..< outWidth {
+        for c in 0..<3 {
+            for i in 0..<outWidth {
                 var sum = ResampleTaps.bias
-                for k in 0 ..< h.count[i] {
+                for k in 0..<h.count[i] {
                     let column = min(max(x + h.first[i] + k, 0), frame.width - 1)
                     sum &+= Int32(frame.bytes[line + column * frame.format.bytesPerPixel + channels[c]]) &* h.weights[i * h.stride + k]
                 }
@@ -97,11 +98,11 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
         }
     }
     var out = [UInt8](repeating: 0, count: 3 * outHeight * outWidth)
-    for c in 0 ..< 3 {
-        for j in 0 ..< outHeight {
-            for i in 0 ..< outWidth {
+    for c in 0..<3 {
+        for j in 0..<outHeight {
+            for i in 0..<outWidth {
                 var sum = ResampleTaps.bias
-                for k in 0 ..< v.count[j] {
+                for k in 0..<v.count[j] {
                     sum &+= Int32(rows[(c * height + v.first[j] + k) * outWidth + i]) &* v.weights[j * v.stride + k]
                 }
                 out[(c * outHeight + j) * outWidth + i] = clip(sum)
@@ -136,9 +137,9 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
 
         let mean = ImageNormalization.mean, std = ImageNormalization.std
         var absolute = 0.0, worst: Float = 0, inside = 0, paddingNonZero = 0, differing = 0
-        for ch in 0 ..< 3 {
-            for y in 0 ..< 256 {
-                for x in 0 ..< 512 {
+        for ch in 0..<3 {
+            for y in 0..<256 {
+                for x in 0..<512 {
                     let v = output[(ch * 256 + y) * 512 + x]
                     let ex = x - crop.offsetX, ey = y - crop.offsetY
                     if ex >= 0, ex < crop.scaledWidth, ey >= 0, ey < crop.scaledHeight {
@@ -155,9 +156,10 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
             }
         }
         let mad = absolute / Double(inside)
-        print("preprocess \(test.name): crop \(crop.width)×\(crop.height) at (\(crop.x), \(crop.y)) → "
-            + "\(crop.scaledWidth)×\(crop.scaledHeight) at (\(crop.offsetX), \(crop.offsetY)); "
-            + "MAD vs Pillow \(mad) grey levels, max \(worst), \(differing) of \(inside) 8-bit values differ")
+        print(
+            "preprocess \(test.name): crop \(crop.width)×\(crop.height) at (\(crop.x), \(crop.y)) → "
+                + "\(crop.scaledWidth)×\(crop.scaledHeight) at (\(crop.offsetX), \(crop.offsetY)); "
+                + "MAD vs Pillow \(mad) grey levels, max \(worst), \(differing) of \(inside) 8-bit values differ")
         #expect(inside == 3 * crop.scaledWidth * crop.scaledHeight)
         #expect(mad < 0.5)
         #expect(paddingNonZero == 0, "letterbox padding must be exactly 0")
@@ -170,10 +172,10 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
         #expect(try tensor(bgra(image, rowStride: image.width * 4 + 24), crop: crop) == rgb)
         // RGB rows with padding too.
         var padded = [UInt8](repeating: 7, count: (image.width * 3 + 5) * image.height)
-        for y in 0 ..< image.height {
+        for y in 0..<image.height {
             padded.replaceSubrange(
-                y * (image.width * 3 + 5) ..< y * (image.width * 3 + 5) + image.width * 3,
-                with: image.pixels[y * image.width * 3 ..< (y + 1) * image.width * 3])
+                y * (image.width * 3 + 5)..<y * (image.width * 3 + 5) + image.width * 3,
+                with: image.pixels[y * image.width * 3..<(y + 1) * image.width * 3])
         }
         let paddedFrame = try FramePixels(
             width: image.width, height: image.height, rowStride: image.width * 3 + 5, format: .rgb8, bytes: padded)
@@ -209,16 +211,16 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
         let output = try tensor(image, crop: crop)
         let low = (0 - ImageNormalization.mean) / ImageNormalization.std
         let high = (255 - ImageNormalization.mean) / ImageNormalization.std
-        for ch in 0 ..< 3 {
-            let plane = output[ch * 256 * 512 ..< (ch + 1) * 256 * 512]
+        for ch in 0..<3 {
+            let plane = output[ch * 256 * 512..<(ch + 1) * 256 * 512]
             #expect(plane.allSatisfy { $0.isFinite && $0 >= low[ch] && $0 <= high[ch] })
         }
         // A uniform frame stays uniform whatever the crop.
         let grey = RGBImage(width: 64, height: 40, fill: [200, 100, 50])
         let uniform = try tensor(grey, crop: crop)
         let value = ImageNormalization.normalize([200, 100, 50])
-        let region = (crop.offsetY ..< crop.offsetY + crop.scaledHeight, crop.offsetX ..< crop.offsetX + crop.scaledWidth)
-        for ch in 0 ..< 3 {
+        let region = (crop.offsetY..<crop.offsetY + crop.scaledHeight, crop.offsetX..<crop.offsetX + crop.scaledWidth)
+        for ch in 0..<3 {
             for y in region.0 {
                 for x in region.1 where uniform[(ch * 256 + y) * 512 + x] != value[ch] {
                     Issue.record("channel \(ch) (\(x), \(y)) is \(uniform[(ch * 256 + y) * 512 + x]), expected \(value[ch])")
@@ -239,11 +241,13 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
             (900, 600, 100, 50, 700, 500, 3, 2), (1, 1, 0, 0, 1, 1, 512, 256),
         ]
         var random = SyntheticRandom(seed: 2024)
-        for _ in 0 ..< 24 {
-            let w = random.integer(1 ... 700), h = random.integer(1 ... 500)
-            geometries.append((
-                w, h, random.integer(-40 ... w), random.integer(-40 ... h), random.integer(1 ... 900), random.integer(1 ... 600),
-                random.integer(1 ... 512), random.integer(1 ... 256)))
+        for _ in 0..<24 {
+            let w = random.integer(1...700), h = random.integer(1...500)
+            geometries.append(
+                (
+                    w, h, random.integer(-40...w), random.integer(-40...h), random.integer(1...900), random.integer(1...600),
+                    random.integer(1...512), random.integer(1...256)
+                ))
         }
         var identity = [Float](repeating: 0, count: 3 * 256)
         for i in identity.indices { identity[i] = Float(i % 256) }
@@ -257,7 +261,7 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
             }
             let frame = try FramePixels(width: g.0, height: g.1, rowStride: rowStride, format: format, bytes: bytes)
             let expected = pillowResize(frame, x: g.2, y: g.3, width: g.4, height: g.5, outWidth: g.6, outHeight: g.7).map(Float.init)
-            for threads in 1 ... 3 {
+            for threads in 1...3 {
                 let plan = ResamplePlan(cropWidth: g.4, cropHeight: g.5, outWidth: g.6, outHeight: g.7, threads: threads)
                 let pool = threads > 1 ? WorkerPool(workers: threads) : nil
                 var got = [Float](repeating: -1, count: 3 * g.6 * g.7)
@@ -276,15 +280,15 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
 
     @Test func lanczosTapsAreNormalisedAndIdentityAtScaleOne() {
         let identity = ResampleTaps(inSize: 17, outSize: 17)
-        for i in 0 ..< 17 {
+        for i in 0..<17 {
             #expect(identity.first[i] == i && identity.count[i] == 1)
             #expect(identity.weights[i * identity.stride] == 1 << ResampleTaps.precisionBits)
         }
         for (input, output) in [(824, 512), (412, 256), (640, 410), (507, 512), (3, 200), (1000, 7)] {
             let taps = ResampleTaps(inSize: input, outSize: output)
             #expect(taps.span.lowerBound >= 0 && taps.span.upperBound <= input)
-            for i in 0 ..< output {
-                let sum = (0 ..< taps.count[i]).reduce(0) { $0 + Int(taps.weights[i * taps.stride + $1]) }
+            for i in 0..<output {
+                let sum = (0..<taps.count[i]).reduce(0) { $0 + Int(taps.weights[i * taps.stride + $1]) }
                 #expect(abs(sum - (1 << ResampleTaps.precisionBits)) <= taps.stride, "\(input)→\(output) tap \(i) sums to \(sum)")
                 #expect(taps.first[i] >= 0 && taps.first[i] + taps.count[i] <= input)
             }

@@ -1,7 +1,8 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryInference
-import Testing
 
 /// Builds safetensors bytes from a header dictionary and a data buffer, so each test can break
 /// exactly one rule of the format.
@@ -61,31 +62,55 @@ func floatBytes(_ values: [Float]) -> [UInt8] {
 
     static var f32Entry: [String: Any] { ["dtype": "F32", "shape": [2], "data_offsets": [0, 8]] }
 
-    static var badFiles: [(String, Data, SafetensorsError)] { [
-        ("shorter than the length prefix", Data([1, 2, 3]), .truncated(needed: 8, actual: 3)),
-        ("header length claims 10 GB", safetensorsBytes(header: [:], data: [], headerLength: 10_000_000_000),
-         .headerTooLarge(length: 10_000_000_000, limit: SafetensorsFile.headerLimit)),
-        ("header runs past the file", safetensorsBytes(header: ["x": f32Entry], data: [], headerLength: 1000),
-         .truncated(needed: 1008, actual: 8 + 54)),
-        ("unknown dtype", safetensorsBytes(header: ["w": ["dtype": "F8", "shape": [2], "data_offsets": [0, 2]]], data: [0, 0]),
-         .unsupportedDtype(tensor: "w", dtype: "F8")),
-        ("size disagrees with shape", safetensorsBytes(header: ["w": ["dtype": "F32", "shape": [3], "data_offsets": [0, 8]]], data: floatBytes([1, 2])),
-         .sizeMismatch(tensor: "w", expectedBytes: 12, actualBytes: 8)),
-        ("gap between tensors", safetensorsBytes(
-            header: ["a": ["dtype": "F32", "shape": [1], "data_offsets": [0, 4]], "b": ["dtype": "F32", "shape": [1], "data_offsets": [8, 12]]],
-            data: floatBytes([1, 2, 3])),
-         .offsetsDoNotTile(tensor: "b", expectedBegin: 4, actualBegin: 8)),
-        ("overlapping tensors", safetensorsBytes(
-            header: ["a": ["dtype": "F32", "shape": [2], "data_offsets": [0, 8]], "b": ["dtype": "F32", "shape": [1], "data_offsets": [4, 8]]],
-            data: floatBytes([1, 2])),
-         .offsetsDoNotTile(tensor: "b", expectedBegin: 8, actualBegin: 4)),
-        ("bytes after the last tensor", safetensorsBytes(header: ["w": f32Entry], data: floatBytes([1, 2, 3])), .trailingBytes(count: 4)),
-        ("data shorter than the offsets", safetensorsBytes(header: ["w": f32Entry], data: floatBytes([1])), .truncated(needed: 8 + 54 + 8, actual: 8 + 54 + 4)),
-        ("negative dimension", safetensorsBytes(header: ["w": ["dtype": "F32", "shape": [-1], "data_offsets": [0, 4]]], data: floatBytes([1])),
-         .invalidEntry(tensor: "w", reason: "shape holds a value that is not a non-negative integer")),
-        ("metadata value not a string", safetensorsBytes(header: ["__metadata__": ["n": 3]], data: []),
-         .invalidMetadata(reason: "value of 'n' is not a string")),
-    ] }
+    static var badFiles: [(String, Data, SafetensorsError)] {
+        [
+            ("shorter than the length prefix", Data([1, 2, 3]), .truncated(needed: 8, actual: 3)),
+            (
+                "header length claims 10 GB", safetensorsBytes(header: [:], data: [], headerLength: 10_000_000_000),
+                .headerTooLarge(length: 10_000_000_000, limit: SafetensorsFile.headerLimit)
+            ),
+            (
+                "header runs past the file", safetensorsBytes(header: ["x": f32Entry], data: [], headerLength: 1000),
+                .truncated(needed: 1008, actual: 8 + 54)
+            ),
+            (
+                "unknown dtype", safetensorsBytes(header: ["w": ["dtype": "F8", "shape": [2], "data_offsets": [0, 2]]], data: [0, 0]),
+                .unsupportedDtype(tensor: "w", dtype: "F8")
+            ),
+            (
+                "size disagrees with shape",
+                safetensorsBytes(header: ["w": ["dtype": "F32", "shape": [3], "data_offsets": [0, 8]]], data: floatBytes([1, 2])),
+                .sizeMismatch(tensor: "w", expectedBytes: 12, actualBytes: 8)
+            ),
+            (
+                "gap between tensors",
+                safetensorsBytes(
+                    header: ["a": ["dtype": "F32", "shape": [1], "data_offsets": [0, 4]], "b": ["dtype": "F32", "shape": [1], "data_offsets": [8, 12]]],
+                    data: floatBytes([1, 2, 3])),
+                .offsetsDoNotTile(tensor: "b", expectedBegin: 4, actualBegin: 8)
+            ),
+            (
+                "overlapping tensors",
+                safetensorsBytes(
+                    header: ["a": ["dtype": "F32", "shape": [2], "data_offsets": [0, 8]], "b": ["dtype": "F32", "shape": [1], "data_offsets": [4, 8]]],
+                    data: floatBytes([1, 2])),
+                .offsetsDoNotTile(tensor: "b", expectedBegin: 8, actualBegin: 4)
+            ),
+            ("bytes after the last tensor", safetensorsBytes(header: ["w": f32Entry], data: floatBytes([1, 2, 3])), .trailingBytes(count: 4)),
+            (
+                "data shorter than the offsets", safetensorsBytes(header: ["w": f32Entry], data: floatBytes([1])),
+                .truncated(needed: 8 + 54 + 8, actual: 8 + 54 + 4)
+            ),
+            (
+                "negative dimension", safetensorsBytes(header: ["w": ["dtype": "F32", "shape": [-1], "data_offsets": [0, 4]]], data: floatBytes([1])),
+                .invalidEntry(tensor: "w", reason: "shape holds a value that is not a non-negative integer")
+            ),
+            (
+                "metadata value not a string", safetensorsBytes(header: ["__metadata__": ["n": 3]], data: []),
+                .invalidMetadata(reason: "value of 'n' is not a string")
+            ),
+        ]
+    }
 
     @Test(arguments: 0..<11)
     func rejectsMalformedFileWithNamedError(_ index: Int) {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PeripheryInference
 import Testing
+
+@testable import PeripheryInference
 
 /// Checkpoint tensors of the architecture as `(name, shape)`, unfolded (conv + BN) layout.
 func checkpointTensors(foldedBatchNorm: Bool = false) -> [(String, [Int])] {
@@ -38,8 +39,10 @@ func weightsFile(_ tensors: [(String, [Int])], dtype: String = "F16") -> Data {
         #expect(Safety40Architecture.parameterCount == 15_206_520)
         let head = Safety40Architecture.convolutions.drop { $0.conv != "neck_3d.fuse" }.reduce(0) { $0 + $1.parameterCount }
         #expect(head == 3_672_568)
-        #expect(Safety40Architecture.convolutions.filter {
-            $0.conv.hasPrefix("backbone.") || $0.conv.hasPrefix("neck.") || $0.conv == "neck_fuse_0" }.count == 29)
+        #expect(
+            Safety40Architecture.convolutions.filter {
+                $0.conv.hasPrefix("backbone.") || $0.conv.hasPrefix("neck.") || $0.conv == "neck_fuse_0"
+            }.count == 29)
     }
 
     @Test func loadsUnfoldedAndFoldedLayouts() throws {

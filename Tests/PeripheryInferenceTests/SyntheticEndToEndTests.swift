@@ -1,10 +1,11 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripheryInference
 @testable import PeripheryIO
+@testable import PeripheryInference
 @testable import PeripherySynthetic
-import Testing
 
 /// The demo weights through the whole engine on three committed synthetic frames that no training
 /// run saw (seed 777, frames 9, 12 and 22: 13 vehicles, 0–35 m), scored by the evaluation rule.
@@ -19,8 +20,9 @@ import Testing
         for index in try dataset.indices() {
             let (image, setup, truth) = try dataset.read(index: index)
             engine.reset()
-            let result = try engine.process(PerceptionFrame(
-                pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))
+            let result = try engine.process(
+                PerceptionFrame(
+                    pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))
             evaluation.add(predictions: result.detections, truth: truth)
         }
         return evaluation.report

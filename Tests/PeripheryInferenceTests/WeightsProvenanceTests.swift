@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryInference
 
 /// The provenance read from a weights file's metadata: what the CLI's notes, the sidecar's

@@ -1,8 +1,9 @@
 import Foundation
+import PeripheryGeometry
 import Synchronization
 import Testing
+
 @testable import PeripheryCore
-import PeripheryGeometry
 @testable import PeripheryInference
 
 /// The worker pool runs every worker's part of a job exactly once, whether or not another thread

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripheryRendering
@@ -105,11 +106,11 @@ struct CameraOverlayTests {
         #expect(overlay.isDisplayed(Self.vehicle(x: 20, y: 0)))
         #expect(!overlay.isDisplayed(Self.vehicle(x: -10, y: 0)))
         #expect(!overlay.isDisplayed(Self.vehicle(x: 45, y: 0)))
-        #expect(overlay.isDisplayed(Self.vehicle(x: 41, y: 0)))  // rear corners at 38.75 m
+        #expect(overlay.isDisplayed(Self.vehicle(x: 41, y: 0))) // rear corners at 38.75 m
         #expect(!overlay.isDisplayed(Self.vehicle(x: 5, y: 8)))
         // Moving the camera 1 m right (left = y + 1) turns the field of view towards the right.
-        let leftSide = Self.vehicle(x: 10, y: 4.2, length: 0.2, width: 0.2)  // 22.8° → 27.5°
-        let rightSide = Self.vehicle(x: 10, y: -5, length: 0.2, width: 0.2)  // −26.6° → −21.8°
+        let leftSide = Self.vehicle(x: 10, y: 4.2, length: 0.2, width: 0.2) // 22.8° → 27.5°
+        let rightSide = Self.vehicle(x: 10, y: -5, length: 0.2, width: 0.2) // −26.6° → −21.8°
         var shifted = overlay
         shifted.cameraRight = 1
         #expect(overlay.isDisplayed(leftSide) && !shifted.isDisplayed(leftSide))

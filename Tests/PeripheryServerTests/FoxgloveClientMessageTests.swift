@@ -9,8 +9,9 @@ struct FoxgloveClientMessageTests {
     }
 
     @Test func subscribeAndUnsubscribe() throws {
-        #expect(try parse(#"{"op":"subscribe","subscriptions":[{"id":0,"channelId":1},{"id":4294967295,"channelId":7}]}"#)
-            == .subscribe([.init(id: 0, channelId: 1), .init(id: 4_294_967_295, channelId: 7)]))
+        #expect(
+            try parse(#"{"op":"subscribe","subscriptions":[{"id":0,"channelId":1},{"id":4294967295,"channelId":7}]}"#)
+                == .subscribe([.init(id: 0, channelId: 1), .init(id: 4_294_967_295, channelId: 7)]))
         #expect(try parse(#"{"op":"unsubscribe","subscriptionIds":[3, 5]}"#) == .unsubscribe([3, 5]))
         #expect(try parse(#"{"op":"setParameters","parameters":[]}"#) == .unsupported(operation: "setParameters"))
     }

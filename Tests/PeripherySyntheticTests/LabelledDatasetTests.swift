@@ -1,10 +1,11 @@
 import Foundation
+import PeripheryTestSupport
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripheryIO
 @testable import PeripherySynthetic
-import PeripheryTestSupport
-import Testing
 
 /// The dataset readers of `periphery eval --data` and `periphery prepare` against the writers of
 /// `periphery synth` (whose truth is known) and against hand-made KITTI files.
@@ -14,12 +15,15 @@ import Testing
         var rng = SyntheticRandom(seed: seed)
         let setup = try SyntheticCamera(width: 640, height: 400).draw(&rng)
         // In front of the camera and well inside its view, so that the readers' view rule agrees.
-        let labels = (0 ..< 6).map { i in
+        let labels = (0..<6).map { i in
             let x = rng.uniform(10, 40)
             let box = GroundTruthBox(
-                label: i % 4, box: VehicleBox(x: x, y: x * rng.uniform(-0.25, 0.25), z: rng.uniform(0.6, 1.8),
-                length: rng.uniform(1.8, 12), width: rng.uniform(0.6, 2.6), height: rng.uniform(1.2, 3.6), yaw: rng.uniform(-3.1, 3.1)))
-            return SyntheticLabel(vehicleIndex: i, box: box, visiblePixels: 500, unoccludedPixels: 600, occlusion: 0.2, truncation: 0,
+                label: i % 4,
+                box: VehicleBox(
+                    x: x, y: x * rng.uniform(-0.25, 0.25), z: rng.uniform(0.6, 1.8),
+                    length: rng.uniform(1.8, 12), width: rng.uniform(0.6, 2.6), height: rng.uniform(1.2, 3.6), yaw: rng.uniform(-3.1, 3.1)))
+            return SyntheticLabel(
+                vehicleIndex: i, box: box, visiblePixels: 500, unoccludedPixels: 600, occlusion: 0.2, truncation: 0,
                 isVisible: true, viewPixels: 500, viewTruncation: 0, isInView: i != 5)
         }
         let dataset = SyntheticDataset(path: try scratchFolder(name))
@@ -34,15 +38,17 @@ import Testing
         for (u, v) in [(k.fx, l.fx), (k.fy, l.fy), (k.cx, l.cx), (k.cy, l.cy), (k.skew, l.skew)] { #expect(abs(u - v) < tolerance * 1000) }
         #expect(k.width == l.width && k.height == l.height)
         let (p, q) = (a.pose, b.pose)
-        for (u, v) in [(p.pitch, q.pitch), (p.roll, q.roll), (p.yaw, q.yaw), (p.height, q.height), (p.forwardOfOrigin, q.forwardOfOrigin),
-                       (p.lateralOffset, q.lateralOffset)] {
+        for (u, v) in [
+            (p.pitch, q.pitch), (p.roll, q.roll), (p.yaw, q.yaw), (p.height, q.height), (p.forwardOfOrigin, q.forwardOfOrigin),
+            (p.lateralOffset, q.lateralOffset),
+        ] {
             #expect(abs(u - v) < tolerance)
         }
     }
 
     /// Each layout reads back the camera and the truth it was written with: the vehicles in view,
     /// the one out of view as don't-care.
-    @Test(arguments: LabelledDataset.Layout.allCases, 0 ..< 4 as Range<UInt64>)
+    @Test(arguments: LabelledDataset.Layout.allCases, 0..<4 as Range<UInt64>)
     func everyLayoutReadsBackTheTruth(layout: LabelledDataset.Layout, seed: UInt64) throws {
         let (dataset, setup, labels) = try Self.dataset("layouts", seed: seed)
         defer { try? FileManager.default.removeItem(atPath: dataset.path) }
@@ -73,7 +79,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let calib = folder + "/calib.txt", label = folder + "/label.txt"
         let p2: [Double] = [721.5377, 0, 609.5593, 44.85728, 0, 721.5377, 172.854, 0.2163791, 0, 0, 1, 0.002745884]
-        let text = "P0: 721.5377 0 609.5593 0 0 721.5377 172.854 0 0 0 1 0\nP2: " + p2.map { "\($0)" }.joined(separator: " ")
+        let text =
+            "P0: 721.5377 0 609.5593 0 0 721.5377 172.854 0 0 0 1 0\nP2: " + p2.map { "\($0)" }.joined(separator: " ")
             + "\nR0_rect: 0.9999239 0.00983776 -0.007445048 -0.009869795 0.9999421 -0.004278459 0.007402527 0.004351614 0.9999631\n"
             + "Tr_velo_to_cam: 7.533745e-03 -9.999714e-01 -6.166020e-04 -4.069766e-03 1.480249e-02 7.280733e-04 -9.998902e-01 "
             + "-7.631618e-02 9.998621e-01 7.523790e-03 1.480755e-02 -2.717806e-01\n"
@@ -144,8 +151,10 @@ import Testing
             extrinsic["pitch"] = (extrinsic["pitch"] as? Double ?? 0) + 0.1
             camera["extrinsic"] = extrinsic
             try JSONSerialization.data(withJSONObject: camera).write(to: URL(fileURLWithPath: frame.camera))
-            #expect(throws: DriveError.unreadable(
-                path: frame.labels, reason: "sensor.sensor_T_ISO_8855 disagrees with the camera file's extrinsic (rotation)")) { _ = try reader.read(frame) }
+            #expect(
+                throws: DriveError.unreadable(
+                    path: frame.labels, reason: "sensor.sensor_T_ISO_8855 disagrees with the camera file's extrinsic (rotation)")
+            ) { _ = try reader.read(frame) }
         }
     }
 
@@ -166,7 +175,7 @@ import Testing
 @Suite struct BoxViewTests {
     /// `CameraCalibration.viewTruncation` (the readers' "in view" rule) equals the view truncation the
     /// scene labeller computes for rendered vehicles through the renderer's camera.
-    @Test(arguments: 0 ..< 4 as Range<UInt64>)
+    @Test(arguments: 0..<4 as Range<UInt64>)
     func viewTruncationMatchesTheRenderer(seed: UInt64) throws {
         var rng = SyntheticRandom(seed: seed &+ 100)
         let setup = try SyntheticCamera(width: 320, height: 200).draw(&rng)
@@ -179,15 +188,17 @@ import Testing
     }
 
     /// A pose rebuilt from its own rotation and camera centre is the pose, across the plausible range.
-    @Test(arguments: 0 ..< 16 as Range<UInt64>)
+    @Test(arguments: 0..<16 as Range<UInt64>)
     func mountPoseFromItsRotation(seed: UInt64) throws {
         var rng = SyntheticRandom(seed: seed)
         let pose = MountPose(
             pitchDegrees: rng.uniform(-25, 25), rollDegrees: rng.uniform(-25, 25), yawDegrees: rng.uniform(-25, 25),
             height: rng.uniform(0.5, 2.9), forwardOfOrigin: rng.uniform(-1.5, 5.5), lateralOffset: rng.uniform(-1.2, 1.2))
         let rebuilt = MountPose(vehicleToSensor: pose.vehicleToSensorRotation, cameraCentre: pose.cameraCentre)
-        for (a, b) in [(pose.pitch, rebuilt.pitch), (pose.roll, rebuilt.roll), (pose.yaw, rebuilt.yaw), (pose.height, rebuilt.height),
-                       (pose.forwardOfOrigin, rebuilt.forwardOfOrigin), (pose.lateralOffset, rebuilt.lateralOffset)] {
+        for (a, b) in [
+            (pose.pitch, rebuilt.pitch), (pose.roll, rebuilt.roll), (pose.yaw, rebuilt.yaw), (pose.height, rebuilt.height),
+            (pose.forwardOfOrigin, rebuilt.forwardOfOrigin), (pose.lateralOffset, rebuilt.lateralOffset),
+        ] {
             #expect(abs(a - b) < 1e-12)
         }
     }
@@ -198,10 +209,12 @@ import Testing
         let folder = try scratchFolder("cityscapes-camera")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/camera.json"
-        try Data(#"""
+        try Data(
+            #"""
             {"extrinsic": {"pitch": 0.05, "roll": 0, "yaw": 0, "x": 1.5, "y": 0, "z": 1.2},
              "intrinsic": {"fx": 0, "fy": 1000, "u0": 640, "v0": 360}}
-            """#.utf8).write(to: URL(fileURLWithPath: path))
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: path))
         let expected = DriveError.invalidCamera(path: path, field: "intrinsic", .outOfRange(field: "fx", value: 0, allowed: "> 0"))
         #expect(throws: expected) { _ = try CityscapesBox3DFormat.readCamera(path: path, width: 1280, height: 720) }
         #expect(expected.description == "\(path): intrinsic: field 'fx' = 0.0 is out of range (> 0)")

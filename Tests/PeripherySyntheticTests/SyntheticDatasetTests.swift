@@ -1,25 +1,29 @@
 import Foundation
+import PeripheryTestSupport
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripheryIO
 @testable import PeripherySynthetic
-import PeripheryTestSupport
-import Testing
 
 @Suite struct KITTIObjectFormatTests {
     /// Labels written in KITTI form and read back through the calib file give the same
     /// vehicle-frame boxes, for cameras across the synthetic ranges (tilted, rolled, yawed).
-    @Test(arguments: 0 ..< 8 as Range<UInt64>)
+    @Test(arguments: 0..<8 as Range<UInt64>)
     func labelsRoundTripThroughCameraCoordinates(seed: UInt64) throws {
         var rng = SyntheticRandom(seed: seed)
         let setup = try SyntheticCamera(width: 640, height: 400).draw(&rng)
-        let boxes = (0 ..< 6).map { i in
+        let boxes = (0..<6).map { i in
             GroundTruthBox(
-                label: i % 3, box: VehicleBox(x: rng.uniform(3, 40), y: rng.uniform(-10, 10), z: rng.uniform(0.6, 1.8),
-                length: rng.uniform(1.8, 12), width: rng.uniform(0.6, 2.6), height: rng.uniform(1.2, 3.6), yaw: rng.uniform(-3.1, 3.1)))
+                label: i % 3,
+                box: VehicleBox(
+                    x: rng.uniform(3, 40), y: rng.uniform(-10, 10), z: rng.uniform(0.6, 1.8),
+                    length: rng.uniform(1.8, 12), width: rng.uniform(0.6, 2.6), height: rng.uniform(1.2, 3.6), yaw: rng.uniform(-3.1, 3.1)))
         }
         let labels = boxes.enumerated().map { i, box in
-            SyntheticLabel(vehicleIndex: i, box: box, visiblePixels: 100, unoccludedPixels: 120, occlusion: 0.3, truncation: 0, isVisible: true,
+            SyntheticLabel(
+                vehicleIndex: i, box: box, visiblePixels: 100, unoccludedPixels: 120, occlusion: 0.3, truncation: 0, isVisible: true,
                 viewPixels: 100, viewTruncation: 0, isInView: true)
         }
         let folder = try scratchFolder("kitti")
@@ -49,8 +53,9 @@ import Testing
         let seen = GroundTruthBox(label: 0, box: VehicleBox(x: 20, y: 0.5, z: 0.8, length: 4.4, width: 1.8, height: 1.6, yaw: 0.1))
         let unseen = GroundTruthBox(label: 1, box: VehicleBox(x: 4, y: 4.5, z: 1.6, length: 11, width: 2.5, height: 3.2, yaw: 0))
         let labels = [(seen, true), (unseen, false)].enumerated().map { i, entry in
-            SyntheticLabel(vehicleIndex: i, box: entry.0, visiblePixels: 900, unoccludedPixels: 900, occlusion: 0, truncation: 0,
-                           isVisible: true, viewPixels: entry.1 ? 900 : 0, viewTruncation: entry.1 ? 0 : 1, isInView: entry.1)
+            SyntheticLabel(
+                vehicleIndex: i, box: entry.0, visiblePixels: 900, unoccludedPixels: 900, occlusion: 0, truncation: 0,
+                isVisible: true, viewPixels: entry.1 ? 900 : 0, viewTruncation: entry.1 ? 0 : 1, isInView: entry.1)
         }
         let folder = try scratchFolder("kitti-dontcare")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -89,8 +94,8 @@ import Testing
         try #require(p2.count == 12 && velo.count == 12)
         let calibration = CameraCalibration(setup)
         for point in [SIMD3(12.0, 1.5, 0.2), SIMD3(35.0, -6.0, 1.4), SIMD3(6.0, 3.0, 0.0)] {
-            let c = (0 ..< 3).map { r in velo[4 * r] * point.x + velo[4 * r + 1] * point.y + velo[4 * r + 2] * point.z + velo[4 * r + 3] }
-            let h = (0 ..< 3).map { r in p2[4 * r] * c[0] + p2[4 * r + 1] * c[1] + p2[4 * r + 2] * c[2] + p2[4 * r + 3] }
+            let c = (0..<3).map { r in velo[4 * r] * point.x + velo[4 * r + 1] * point.y + velo[4 * r + 2] * point.z + velo[4 * r + 3] }
+            let h = (0..<3).map { r in p2[4 * r] * c[0] + p2[4 * r + 1] * c[1] + p2[4 * r + 2] * c[2] + p2[4 * r + 3] }
             let expected = try #require(calibration.sourcePoint(point))
             #expect(abs(h[0] / h[2] - expected.x) < 1e-6 && abs(h[1] / h[2] - expected.y) < 1e-6)
         }
@@ -140,7 +145,7 @@ import Testing
         let directory = try DriveDirectory(path: folder)
         #expect(directory.frames.count == 12 && directory.skipped.isEmpty)
         #expect(directory.frames[3].timestamp == 0.3 && directory.frames[3].intrinsics == setup.intrinsics)
-        for i in 1 ..< 12 {
+        for i in 1..<12 {
             let a = directory.frames[i - 1].timestamp, b = directory.frames[i].timestamp
             let delta = directory.egoDelta(from: a, to: b)
             let truth = drive.ego(at: b)
@@ -150,7 +155,7 @@ import Testing
             #expect(abs(hypot(delta.dx, delta.dy) / delta.dt - truth.speed) < 0.5)
         }
         let dataset = SyntheticDataset(path: folder)
-        let ids = try (0 ..< 12).map { i in
+        let ids = try (0..<12).map { i in
             let data = try Data(contentsOf: URL(fileURLWithPath: dataset.file("labels", i, "json")))
             let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             return Set(try #require(root["vehicles"] as? [[String: Any]]).compactMap { $0["id"] as? Int })
@@ -171,13 +176,14 @@ import Testing
             intrinsics: try CameraIntrinsics(fx: 100, fy: 100, cx: 48, cy: 32, width: 96, height: 64),
             pose: MountPose(pitchDegrees: -1, height: 1.2, forwardOfOrigin: 1.5))
         var outputs: [[Data]] = []
-        for _ in 0 ..< 2 {
+        for _ in 0..<2 {
             let folder = try scratchFolder("drive-bytes")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             try SyntheticDriveRecorder(dataset: SyntheticDataset(path: folder)).record(SyntheticDrive(seed: 2, duration: 1), camera: setup, frames: 3, fps: 10)
-            outputs.append(try ["images/000002.png", "labels/000002.json", "motion.csv", "location.csv", "truth.json"].map {
-                try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\($0)"))
-            })
+            outputs.append(
+                try ["images/000002.png", "labels/000002.json", "motion.csv", "location.csv", "truth.json"].map {
+                    try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\($0)"))
+                })
         }
         #expect(outputs[0] == outputs[1])
     }

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripherySynthetic
-import Testing
 
 private func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
     let d = a - b
@@ -29,7 +30,7 @@ private func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
     @Test func roadCoordinatesInvertPoints() {
         let road = RoadCentrelineTests.road
         var rng = SyntheticRandom(seed: 11)
-        for _ in 0 ..< 400 {
+        for _ in 0..<400 {
             let s = rng.uniform(-30, road.length + 30), d = rng.uniform(-15, 15)
             let found = road.roadCoordinates(of: road.point(s: s, d: d), window: (s - 50)...(s + 50))
             #expect(abs(found.x - s) < 1e-6 && abs(found.y - d) < 1e-6, "s \(s) d \(d) → \(found)")
@@ -39,7 +40,7 @@ private func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
     @Test func arcLengthMatchesDistanceTravelled() {
         let road = RoadCentrelineTests.road
         var length = 0.0, previous = road.pose(at: 0).position
-        for i in 1 ... 4600 {
+        for i in 1...4600 {
             let p = road.pose(at: Double(i) * 0.1).position
             length += distance(p, previous)
             previous = p
@@ -61,10 +62,10 @@ private func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
 
     /// Over 12 drives: yaw rate equals speed × curvature away from the wander, speed stays the
     /// drive's, and the body pitch rate is the derivative of the pitch.
-    @Test(arguments: 0 ..< 12 as Range<UInt64>)
+    @Test(arguments: 0..<12 as Range<UInt64>)
     func egoMotionIsConsistent(seed: UInt64) {
         let drive = SyntheticDrive(seed: seed, duration: 60)
-        for i in 0 ..< 120 {
+        for i in 0..<120 {
             let t = Double(i) * 0.5
             let ego = drive.ego(at: t)
             let curvature = drive.centreline.curvature(at: ego.s)
@@ -80,11 +81,11 @@ private func distance(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
 
     /// Vehicles keep their identity from frame to frame and move by their speed; none comes
     /// near the ego.
-    @Test(arguments: 0 ..< 6 as Range<UInt64>)
+    @Test(arguments: 0..<6 as Range<UInt64>)
     func trafficMovesSmoothlyAndKeepsClearOfTheEgo(seed: UInt64) {
         let drive = SyntheticDrive(seed: seed, duration: 30)
         var previous: [Int: SyntheticVehicle] = [:]
-        for i in 0 ..< 300 {
+        for i in 0..<300 {
             let t = Double(i) * 0.1
             let (scene, traffic) = drive.scene(at: t)
             #expect(scene.vehicles.count == traffic.count && Set(traffic).count == traffic.count)

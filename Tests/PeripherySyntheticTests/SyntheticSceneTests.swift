@@ -1,19 +1,24 @@
 import Foundation
+import Testing
+
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripherySynthetic
-import Testing
 
 /// The sample camera: 640 × 400, f = 480, pitch −2°, 1.3 m high, 1.6 m forward.
 private func sampleCamera() throws -> (CameraIntrinsics, MountPose) {
-    (try CameraIntrinsics(fx: 480, fy: 480, cx: 320, cy: 200, width: 640, height: 400),
-     MountPose(pitchDegrees: -2, height: 1.3, forwardOfOrigin: 1.6))
+    (
+        try CameraIntrinsics(fx: 480, fy: 480, cx: 320, cy: 200, width: 640, height: 400),
+        MountPose(pitchDegrees: -2, height: 1.3, forwardOfOrigin: 1.6)
+    )
 }
 
 /// A small camera for fast debug-build tests: 320 × 200, f = 240.
 private func smallCamera() throws -> (CameraIntrinsics, MountPose) {
-    (try CameraIntrinsics(fx: 240, fy: 240, cx: 160, cy: 100, width: 320, height: 200),
-     MountPose(pitchDegrees: -2, height: 1.3, forwardOfOrigin: 1.6))
+    (
+        try CameraIntrinsics(fx: 240, fy: 240, cx: 160, cy: 100, width: 320, height: 200),
+        MountPose(pitchDegrees: -2, height: 1.3, forwardOfOrigin: 1.6)
+    )
 }
 
 private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth: 3.5, rightEdge: -1.75, shoulderWidth: 1)
@@ -39,7 +44,7 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
         let sharp = SceneRenderer(options: options).render(SceneSampler().scene(seed: 9), intrinsics: k, pose: pose)
         options.blurSigma = sigma
         let blurred = SceneRenderer(options: options).render(SceneSampler().scene(seed: 9), intrinsics: k, pose: pose)
-        func variation(_ p: [UInt8]) -> Int { (3 ..< p.count).reduce(0) { $0 + abs(Int(p[$1]) - Int(p[$1 - 3])) } }
+        func variation(_ p: [UInt8]) -> Int { (3..<p.count).reduce(0) { $0 + abs(Int(p[$1]) - Int(p[$1 - 3])) } }
         #expect(variation(blurred.image.pixels) < variation(sharp.image.pixels) * 3 / 4)
         let mean = { (p: [UInt8]) in Double(p.reduce(0) { $0 + Int($1) }) / Double(p.count) }
         #expect(abs(mean(blurred.image.pixels) - mean(sharp.image.pixels)) < 0.5)
@@ -172,8 +177,8 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
             SyntheticScene(seed: 3, road: plainRoad, vehicles: [ahead, beside]), intrinsics: k, pose: pose)
         for label in frame.labels {
             var inCrop = 0
-            for row in crop.y ..< crop.y + crop.height {
-                for column in crop.x ..< crop.x + crop.width where frame.vehicleID(x: column, y: row) == Int32(label.vehicleIndex) {
+            for row in crop.y..<crop.y + crop.height {
+                for column in crop.x..<crop.x + crop.width where frame.vehicleID(x: column, y: row) == Int32(label.vehicleIndex) {
                     inCrop += 1
                 }
             }
@@ -210,8 +215,9 @@ private let plainRoad = SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth:
         let centre = try #require(calibration.sourcePoint(SIMD3(12, 1.8, 0)))
         #expect(brightness(centre) > 500)
         #expect(road.surface(x: 12, y: 1.8) == .marking)
-        let dashed = SyntheticRoad(laneCount: 3, oppositeLanes: 0, laneWidth: 3.6, rightEdge: -1.8, shoulderWidth: 1,
-                                   dashLength: 4, dashPeriod: 10, dashPhase: 0)
+        let dashed = SyntheticRoad(
+            laneCount: 3, oppositeLanes: 0, laneWidth: 3.6, rightEdge: -1.8, shoulderWidth: 1,
+            dashLength: 4, dashPeriod: 10, dashPhase: 0)
         #expect(dashed.surface(x: 11, y: 1.8) == .marking)
         #expect(dashed.surface(x: 16, y: 1.8) == .asphalt)
         let dashedFrame = SceneRenderer(options: .clean).render(SyntheticScene(seed: 3, road: dashed), intrinsics: k, pose: pose)

@@ -59,9 +59,10 @@ package enum AnchorGrid {
                 let y = range.y0 + (range.y1 - range.y0) * (Double(iy) + 0.5) / ny
                 for size in sizes {
                     for yaw in rotations {
-                        result.append(Anchor(
-                            x: x, y: y, zBottom: range.z,
-                            width: size.width, length: size.length, height: size.height, yaw: yaw))
+                        result.append(
+                            Anchor(
+                                x: x, y: y, zBottom: range.z,
+                                width: size.width, length: size.length, height: size.height, yaw: yaw))
                     }
                 }
             }

@@ -30,8 +30,9 @@ public enum DetectionDecoder {
             for k in 0..<7 { code[k] = Double(head.boxes[codeBase + k]) }
             let dirBase = n * Safety40.directionChannels
             let direction = head.directions[dirBase + 1] > head.directions[dirBase] ? 1 : 0
-            let d = decodeBox(code: code, anchor: anchors[n], direction: direction, score: score, label: label,
-                              candidate: n)
+            let d = decodeBox(
+                code: code, anchor: anchors[n], direction: direction, score: score, label: label,
+                candidate: n)
             guard isValid(d), settings.region.contains(x: d.box.x, y: d.box.y) else { continue }
             if settings.rejectImplausible && !PlausibilityFilter.isPlausible(d) { continue }
             workspace.candidates.append(d)

@@ -49,7 +49,7 @@ public enum HeadOutputError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .wrongElementCount(tensor, expected, actual):
+        case .wrongElementCount(let tensor, let expected, let actual):
             "head tensor '\(tensor)' has \(actual) elements, expected \(expected)"
         }
     }

@@ -12,8 +12,10 @@ public struct TrackerCounters: Sendable, Hashable, Codable {
     public var idsIssued = 0
 
     /// Creates counters, all zero unless given.
-    public init(births: Int = 0, matches: Int = 0, detectionSuppressed: Int = 0, trackSuppressed: Int = 0,
-                idsIssued: Int = 0) {
+    public init(
+        births: Int = 0, matches: Int = 0, detectionSuppressed: Int = 0, trackSuppressed: Int = 0,
+        idsIssued: Int = 0
+    ) {
         self.births = births
         self.matches = matches
         self.detectionSuppressed = detectionSuppressed

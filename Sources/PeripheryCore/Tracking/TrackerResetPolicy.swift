@@ -11,7 +11,8 @@ enum TrackerResetPolicy {
     /// > 1 s, or `ego.dt` is more than 20 ms off the interval.
     static func needsReset(timestamp: Double, previous: Double?, ego: EgoDelta?) -> Bool {
         guard timestamp.isFinite, let previous, let ego, ego.valid,
-              ego.dx.isFinite, ego.dy.isFinite, ego.dyaw.isFinite, ego.dt.isFinite else { return true }
+            ego.dx.isFinite, ego.dy.isFinite, ego.dyaw.isFinite, ego.dt.isFinite
+        else { return true }
         let interval = timestamp - previous
         return interval <= 0 || interval > maxInterval || abs(ego.dt - interval) > intervalTolerance
     }

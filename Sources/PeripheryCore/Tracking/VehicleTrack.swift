@@ -148,8 +148,9 @@ struct VehicleTrack: Sendable {
     /// value floored at 1 mm); the earliest of equally close shapes wins.
     static func robustShape(_ shapes: [Shape]) -> Shape {
         precondition(!shapes.isEmpty, "robustShape needs a shape")
-        let target = Shape(length: median(shapes.map(\.length)), width: median(shapes.map(\.width)),
-                           height: median(shapes.map(\.height)))
+        let target = Shape(
+            length: median(shapes.map(\.length)), width: median(shapes.map(\.width)),
+            height: median(shapes.map(\.height)))
         var best = shapes[0]
         var bestDistance = distance(best, target)
         for shape in shapes.dropFirst() {

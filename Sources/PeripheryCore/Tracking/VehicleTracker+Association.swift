@@ -95,8 +95,10 @@ extension VehicleTracker {
     /// Radial and lateral localisation noise at a position, and its range.
     func sigmas(x: Double, y: Double) -> (radial: Double, lateral: Double, range: Double) {
         let range = hypot(x, y)
-        return (configuration.sigmaRadialA + configuration.sigmaRadialB * range,
-                configuration.sigmaLateralA + configuration.sigmaLateralB * range, range)
+        return (
+            configuration.sigmaRadialA + configuration.sigmaRadialB * range,
+            configuration.sigmaLateralA + configuration.sigmaLateralB * range, range
+        )
     }
 
     /// Anisotropic normalised distance: the offset split along and across the track's bearing,

@@ -63,7 +63,8 @@ extension VehicleTracker {
     /// Speed below which a track votes parked: `parkedBelow`, or the noise-derived
     /// `parkedSigmas·√2·σr / span` when larger (span of the state samples, else the baseline).
     func parkedThreshold(_ track: VehicleTrack) -> Double {
-        let span = configuration.stateObservations.flatMap { track.sampleSpan(observations: $0) }
+        let span =
+            configuration.stateObservations.flatMap { track.sampleSpan(observations: $0) }
             ?? configuration.baselineSeconds
         let sigma = sigmas(x: track.box.x, y: track.box.y).radial
         return max(configuration.parkedBelow, configuration.parkedSigmas * 2.0.squareRoot() * sigma / span)

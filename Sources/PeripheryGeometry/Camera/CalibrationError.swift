@@ -18,21 +18,21 @@ public enum CalibrationError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .missingField(field): "missing field '\(field)'"
-        case let .wrongType(field, expected): "field '\(field)' must be \(expected)"
-        case let .nonFinite(field): "field '\(field)' is not a finite number"
-        case let .outOfRange(field, value, allowed): "field '\(field)' = \(value) is out of range (\(allowed))"
-        case let .unreadable(path, reason): "\(path): \(reason)"
-        case let .inFile(path, error): "\(path): \(error)"
+        case .missingField(let field): "missing field '\(field)'"
+        case .wrongType(let field, let expected): "field '\(field)' must be \(expected)"
+        case .nonFinite(let field): "field '\(field)' is not a finite number"
+        case .outOfRange(let field, let value, let allowed): "field '\(field)' = \(value) is out of range (\(allowed))"
+        case .unreadable(let path, let reason): "\(path): \(reason)"
+        case .inFile(let path, let error): "\(path): \(error)"
         }
     }
 
     /// The field this error names, if any.
     public var field: String? {
         switch self {
-        case let .missingField(f), let .wrongType(f, _), let .nonFinite(f), let .outOfRange(f, _, _): f
+        case .missingField(let f), .wrongType(let f, _), .nonFinite(let f), .outOfRange(let f, _, _): f
         case .unreadable: nil
-        case let .inFile(_, error): error.field
+        case .inFile(_, let error): error.field
         }
     }
 }
@@ -41,10 +41,10 @@ extension CalibrationError {
     /// The same error with its field renamed.
     func renamingField(_ rename: (String) -> String) -> CalibrationError {
         switch self {
-        case let .missingField(f): return .missingField(rename(f))
-        case let .wrongType(f, e): return .wrongType(field: rename(f), expected: e)
-        case let .nonFinite(f): return .nonFinite(field: rename(f))
-        case let .outOfRange(f, v, a): return .outOfRange(field: rename(f), value: v, allowed: a)
+        case .missingField(let f): return .missingField(rename(f))
+        case .wrongType(let f, let e): return .wrongType(field: rename(f), expected: e)
+        case .nonFinite(let f): return .nonFinite(field: rename(f))
+        case .outOfRange(let f, let v, let a): return .outOfRange(field: rename(f), value: v, allowed: a)
         case .unreadable, .inFile: return self
         }
     }

@@ -62,7 +62,10 @@ public enum CalibrationFile {
         var intrinsics: [String: Any] = [
             "fx": k.fx, "fy": k.fy, "cx": k.cx, "cy": k.cy, "width": k.width, "height": k.height,
         ]
-        if k.skew != 0 { intrinsics["K"] = k.matrix.rowMajor; for key in ["fx", "fy", "cx", "cy"] { intrinsics[key] = nil } }
+        if k.skew != 0 {
+            intrinsics["K"] = k.matrix.rowMajor
+            for key in ["fx", "fy", "cx", "cy"] { intrinsics[key] = nil }
+        }
         let mount: [String: Any] = [
             "pitch_deg": p.pitch * 180 / .pi, "roll_deg": p.roll * 180 / .pi, "yaw_deg": p.yaw * 180 / .pi,
             "height_m": p.height, "forward_of_origin_m": p.forwardOfOrigin, "lateral_offset_m": p.lateralOffset,

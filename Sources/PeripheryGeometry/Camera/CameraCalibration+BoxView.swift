@@ -6,11 +6,12 @@ extension CameraCalibration {
     /// in front of the camera (`ImageRectangle.bounding`); `nil` when it is entirely behind.
     public func projectedRectangle(_ box: VehicleBox) -> SIMD4<Double>? {
         let c = cos(box.yaw), s = sin(box.yaw)
-        return ImageRectangle.bounding(homogeneousCorners: (0..<8).map { corner in
-            let l = (corner & 1 == 0 ? 0.5 : -0.5) * box.length, w = (corner & 2 == 0 ? 0.5 : -0.5) * box.width
-            let z = box.z + (corner & 4 == 0 ? 0.5 : -0.5) * box.height
-            return sourceCamera * (SIMD3(box.x + c * l - s * w, box.y + s * l + c * w, z) - setup.pose.cameraCentre)
-        })
+        return ImageRectangle.bounding(
+            homogeneousCorners: (0..<8).map { corner in
+                let l = (corner & 1 == 0 ? 0.5 : -0.5) * box.length, w = (corner & 2 == 0 ? 0.5 : -0.5) * box.width
+                let z = box.z + (corner & 4 == 0 ? 0.5 : -0.5) * box.height
+                return sourceCamera * (SIMD3(box.x + c * l - s * w, box.y + s * l + c * w, z) - setup.pose.cameraCentre)
+            })
     }
 
     /// Fraction of a box's projected rectangle outside the detector's view, the focal-matched

@@ -40,7 +40,8 @@ extension CameraCalibration {
     public func groundGuides(ranges: [Double] = [10, 20, 30, 40], halfWidth: Double = 6.0) -> GroundGuides {
         let rungs = ranges.compactMap { r -> GroundGuides.Rung? in
             guard let left = sourcePoint(SIMD3(r, halfWidth, 0)),
-                  let right = sourcePoint(SIMD3(r, -halfWidth, 0)) else { return nil }
+                let right = sourcePoint(SIMD3(r, -halfWidth, 0))
+            else { return nil }
             return GroundGuides.Rung(range: r, segment: ImageSegment(start: left, end: right))
         }
         return GroundGuides(horizon: horizon(), rungs: rungs)

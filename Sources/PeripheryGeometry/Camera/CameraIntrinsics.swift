@@ -31,8 +31,8 @@ public struct CameraIntrinsics: Sendable, Hashable {
         try checkField(skew, "skew", allowed: "finite")
         guard width > 0 else { throw .outOfRange(field: "width", value: Double(width), allowed: "> 0") }
         guard height > 0 else { throw .outOfRange(field: "height", value: Double(height), allowed: "> 0") }
-        try checkField(cx, "cx", in: 0 ... Double(width), allowed: "0 ... width \(width)")
-        try checkField(cy, "cy", in: 0 ... Double(height), allowed: "0 ... height \(height)")
+        try checkField(cx, "cx", in: 0...Double(width), allowed: "0 ... width \(width)")
+        try checkField(cy, "cy", in: 0...Double(height), allowed: "0 ... height \(height)")
         self.fx = fx
         self.fy = fy
         self.cx = cx

@@ -96,7 +96,7 @@ package struct FocusOfExpansion: Sendable, Hashable {
             return count
         }
         var best: SIMD2<Double>?, bestVotes = 0
-        for _ in 0 ..< iterations {
+        for _ in 0..<iterations {
             let a = next(), b = next()
             if a == b { continue }
             let na = normals[a], nb = normals[b]

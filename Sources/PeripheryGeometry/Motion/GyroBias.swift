@@ -27,7 +27,8 @@ package struct GyroBias: Sendable {
     /// Adds one motion sample: its time, rotation rate and gravity, device axes.
     package mutating func add(t: Double, rate: SIMD3<Double>, gravity: SIMD3<Double>) {
         guard t.isFinite, rate.x.isFinite, rate.y.isFinite, rate.z.isFinite,
-              gravity.x.isFinite, gravity.y.isFinite, gravity.z.isFinite else { return }
+            gravity.x.isFinite, gravity.y.isFinite, gravity.z.isFinite
+        else { return }
         rateSum += rate
         gravitySum += gravity
         samples += 1

@@ -61,8 +61,10 @@ public final class MountCalibrator {
     private var recentGyro: [GyroSample] = []
 
     /// A calibrator for frames of `intrinsics`, levelling with `roll`.
-    public init(intrinsics: CameraIntrinsics, roll: Double, profile: PitchWindow.Profile = .driving,
-                workingWidth: Int = 448, frameStride: Int = 3) {
+    public init(
+        intrinsics: CameraIntrinsics, roll: Double, profile: PitchWindow.Profile = .driving,
+        workingWidth: Int = 448, frameStride: Int = 3
+    ) {
         self.intrinsics = intrinsics
         self.roll = roll
         self.workingWidth = workingWidth
@@ -82,8 +84,10 @@ public final class MountCalibrator {
     /// (`workingWidth` wide) only when the frame is used.
     package func add(grey: @autoclosure () -> GreyImage, t: Double, speed: Double?, gyro: [GyroSample]) -> Outcome {
         defer { frameCounter += 1 }
-        for sample in gyro where sample.t > (recentGyro.last?.t ?? -.infinity)
-            && sample.rate.x.isFinite && sample.rate.y.isFinite && sample.rate.z.isFinite {
+        for sample in gyro
+        where sample.t > (recentGyro.last?.t ?? -.infinity)
+            && sample.rate.x.isFinite && sample.rate.y.isFinite && sample.rate.z.isFinite
+        {
             recentGyro.append(sample)
         }
         if recentGyro.count > 256 { recentGyro.removeFirst(recentGyro.count - 256) }
@@ -116,10 +120,10 @@ public final class MountCalibrator {
         let samples = flow.flow(from: first, to: pyramid)
         let derotated = FocusOfExpansion.derotated(samples, rotation: camera * dt, fx: fx, fy: fy, cx: cx, cy: cy)
         switch estimator.estimate(derotated, fx: fx, fy: fy, cx: cx, cy: cy) {
-        case let .failure(failure):
+        case .failure(let failure):
             window.reject()
             return .rejected("\(failure)")
-        case let .success(estimate):
+        case .success(let estimate):
             var angles = angles(estimate.point, scale: scale)
             if let ahead = cameraAheadOfAxle, let speed, speed > 1 {
                 // Yaw rate about vehicle up ≈ about camera up (−y): cos(mount pitch) ≥ 0.99 here.

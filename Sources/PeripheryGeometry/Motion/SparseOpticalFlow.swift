@@ -36,15 +36,16 @@ package struct GreyImage: Sendable, Hashable {
         self.init(width: width, height: height)
         let sx = Double(sourceWidth) / Double(width), sy = Double(sourceHeight) / Double(height)
         bytes.withUnsafeBufferPointer { src in
-            for y in 0 ..< height {
+            for y in 0..<height {
                 let y0 = Int(Double(y) * sy), y1 = max(y0 + 1, min(sourceHeight, Int(Double(y + 1) * sy)))
-                for x in 0 ..< width {
+                for x in 0..<width {
                     let x0 = Int(Double(x) * sx), x1 = max(x0 + 1, min(sourceWidth, Int(Double(x + 1) * sx)))
                     var sum: Float = 0
-                    for yy in y0 ..< y1 {
+                    for yy in y0..<y1 {
                         var i = yy * rowStride + x0 * bytesPerPixel
-                        for _ in x0 ..< x1 {
-                            sum += 0.299 * Float(src[i + channels.red]) + 0.587 * Float(src[i + channels.green])
+                        for _ in x0..<x1 {
+                            sum +=
+                                0.299 * Float(src[i + channels.red]) + 0.587 * Float(src[i + channels.green])
                                 + 0.114 * Float(src[i + channels.blue])
                             i += bytesPerPixel
                         }
@@ -58,8 +59,8 @@ package struct GreyImage: Sendable, Hashable {
     /// Half the size, each pixel the mean of a 2 × 2 block (odd edges dropped).
     func halved() -> GreyImage {
         var out = GreyImage(width: max(1, width / 2), height: max(1, height / 2))
-        for y in 0 ..< out.height {
-            for x in 0 ..< out.width {
+        for y in 0..<out.height {
+            for x in 0..<out.width {
                 let i = 2 * y * width + 2 * x
                 out.pixels[y * out.width + x] = 0.25 * (pixels[i] + pixels[i + 1] + pixels[i + width] + pixels[i + width + 1])
             }
@@ -83,8 +84,8 @@ package struct GreyPyramid: Sendable {
         self.levels = levels
         gradientX = levels.map { level in
             var g = [Float](repeating: 0, count: level.pixels.count)
-            for y in 0 ..< level.height {
-                for x in 1 ..< max(1, level.width - 1) {
+            for y in 0..<level.height {
+                for x in 1..<max(1, level.width - 1) {
                     let i = y * level.width + x
                     g[i] = 0.5 * (level.pixels[i + 1] - level.pixels[i - 1])
                 }
@@ -93,8 +94,8 @@ package struct GreyPyramid: Sendable {
         }
         gradientY = levels.map { level in
             var g = [Float](repeating: 0, count: level.pixels.count)
-            for y in 1 ..< max(1, level.height - 1) {
-                for x in 0 ..< level.width {
+            for y in 1..<max(1, level.height - 1) {
+                for x in 0..<level.width {
                     let i = y * level.width + x
                     g[i] = 0.5 * (level.pixels[i + level.width] - level.pixels[i - level.width])
                 }
@@ -171,8 +172,8 @@ package struct SparseOpticalFlow: Sendable, Hashable {
             // Template and gradients at the (integer at level 0, else interpolated) window of `a`.
             var sxx: Float = 0, sxy: Float = 0, syy: Float = 0
             var k = 0
-            for wy in -halfWindow ... halfWindow {
-                for wx in -halfWindow ... halfWindow {
+            for wy in -halfWindow...halfWindow {
+                for wx in -halfWindow...halfWindow {
                     let sx = q.x + Double(wx), sy = q.y + Double(wy)
                     scratch.template[k] = SparseOpticalFlow.sample(image.pixels, image.width, sx, sy)
                     scratch.gx[k] = SparseOpticalFlow.sample(a.gradientX[level], image.width, sx, sy)
@@ -187,13 +188,13 @@ package struct SparseOpticalFlow: Sendable, Hashable {
             let det = sxx * syy - sxy * sxy
             let minEigen = ((sxx + syy) - ((sxx - syy) * (sxx - syy) + 4 * sxy * sxy).squareRoot()) / (2 * n)
             guard det > 1e-6, minEigen >= minimumTexture else { return nil }
-            for _ in 0 ..< iterations {
+            for _ in 0..<iterations {
                 let c = q + d
                 guard c.x - h >= 0, c.y - h >= 0, c.x + h <= Double(target.width - 1), c.y + h <= Double(target.height - 1) else { return nil }
                 var bx: Float = 0, by: Float = 0
                 k = 0
-                for wy in -halfWindow ... halfWindow {
-                    for wx in -halfWindow ... halfWindow {
+                for wy in -halfWindow...halfWindow {
+                    for wx in -halfWindow...halfWindow {
                         let diff = SparseOpticalFlow.sample(target.pixels, target.width, c.x + Double(wx), c.y + Double(wy)) - scratch.template[k]
                         bx += diff * scratch.gx[k]
                         by += diff * scratch.gy[k]

@@ -105,9 +105,11 @@ extension KITTIObjectFormat {
         let rotation = CoordinateFrames.sensorToImageAxes.transposed * q * toVehicle.rotation.transposed
         let pose = MountPose(vehicleToSensor: rotation, cameraCentre: toVehicle.rotation * centre + toVehicle.translation)
         guard pose.isPlausible else {
-            throw .unreadable(path: path, reason: String(
-                format: "the camera's mount (pitch %.2f°, roll %.2f°, yaw %.2f°, height %.3f m, forward %.3f m) is implausible",
-                pose.pitch * 180 / .pi, pose.roll * 180 / .pi, pose.yaw * 180 / .pi, pose.height, pose.forwardOfOrigin))
+            throw .unreadable(
+                path: path,
+                reason: String(
+                    format: "the camera's mount (pitch %.2f°, roll %.2f°, yaw %.2f°, height %.3f m, forward %.3f m) is implausible",
+                    pose.pitch * 180 / .pi, pose.roll * 180 / .pi, pose.yaw * 180 / .pi, pose.height, pose.forwardOfOrigin))
         }
         return (CameraSetup(intrinsics: intrinsics, pose: pose), toVehicle)
     }

@@ -69,7 +69,7 @@ public enum KITTIObjectFormat {
             guard fields.count >= 15 else {
                 throw .unreadable(path: path, reason: "line \(i + 1): \(fields.count) fields, a KITTI label has 15")
             }
-            let values = fields[1 ..< 15].map { Double($0) }
+            let values = fields[1..<15].map { Double($0) }
             let names = ["truncated", "occluded", "alpha", "x1", "y1", "x2", "y2", "h", "w", "l", "x", "y", "z", "rotation_y"]
             if let bad = values.firstIndex(where: { $0 == nil || !($0 ?? .nan).isFinite }) {
                 throw .unreadable(path: path, reason: "line \(i + 1): \(names[bad]) is not a finite number")

@@ -108,10 +108,11 @@ public struct LabelledDataset: Sendable {
                     let suffix = "_leftImg8bit.png"
                     for file in try names("\(path)/leftImg8bit/\(split)/\(city)") where file.hasSuffix(suffix) {
                         let stem = String(file.dropLast(suffix.count))
-                        found.append(Entry(
-                            name: stem, image: "\(path)/leftImg8bit/\(split)/\(city)/\(file)",
-                            camera: "\(path)/camera/\(split)/\(city)/\(stem)_camera.json",
-                            labels: "\(path)/gtBbox3d/\(split)/\(city)/\(stem)_gtBbox3d.json"))
+                        found.append(
+                            Entry(
+                                name: stem, image: "\(path)/leftImg8bit/\(split)/\(city)/\(file)",
+                                camera: "\(path)/camera/\(split)/\(city)/\(stem)_camera.json",
+                                labels: "\(path)/gtBbox3d/\(split)/\(city)/\(stem)_gtBbox3d.json"))
                     }
                 }
             }
@@ -171,7 +172,8 @@ public struct LabelledDataset: Sendable {
                     truth.dontCare.append(GroundTruthBox(label: -1, box: object.box))
                     continue
                 }
-                add(GroundTruthBox(label: label, box: object.box),
+                add(
+                    GroundTruthBox(label: label, box: object.box),
                     inView: object.inView ?? LabelledFrame.isInView(object.box, visible: object.modal, calibration: calibration))
             }
         }

@@ -55,7 +55,8 @@ public struct LabelledFrame: Sendable {
             var centre = CoordinateFrames.gridToVehicle.apply(SIMD3(cell.x, cell.y, 0))
             centre.z = 0.75
             guard let p = calibration.sourcePoint(centre),
-                  ignoredRegions.contains(where: { p.x >= $0.x && p.x <= $0.z && p.y >= $0.y && p.y <= $0.w }) else { return nil }
+                ignoredRegions.contains(where: { p.x >= $0.x && p.x <= $0.z && p.y >= $0.y && p.y <= $0.w })
+            else { return nil }
             return VehicleBox(x: centre.x, y: centre.y, z: centre.z, length: 1, width: 1, height: 1.5, yaw: 0)
         }
     }

@@ -20,8 +20,9 @@ public enum NativeLabelsFile {
     /// - Throws: `DriveError.unreadable` naming the file and the field (`vehicles[3].x`).
     public static func read(path: String) throws(DriveError) -> GroundTruth {
         guard let data = FileManager.default.contents(atPath: path),
-              let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              let vehicles = root["vehicles"] as? [[String: Any]] else {
+            let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let vehicles = root["vehicles"] as? [[String: Any]]
+        else {
             throw .unreadable(path: path, reason: "not a labels object with a 'vehicles' array")
         }
         var truth = GroundTruth(vehicles: [])
@@ -32,9 +33,11 @@ public enum NativeLabelsFile {
                 }
                 return n.doubleValue
             }
-            let box = GroundTruthBox(label: Int(try number("label")), box: VehicleBox(
-                x: try number("x"), y: try number("y"), z: try number("z"),
-                length: try number("length"), width: try number("width"), height: try number("height"), yaw: try number("yaw")))
+            let box = GroundTruthBox(
+                label: Int(try number("label")),
+                box: VehicleBox(
+                    x: try number("x"), y: try number("y"), z: try number("z"),
+                    length: try number("length"), width: try number("width"), height: try number("height"), yaw: try number("yaw")))
             let inView: Bool
             switch v["in_view"] {
             case nil: inView = true

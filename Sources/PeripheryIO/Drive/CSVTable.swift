@@ -22,8 +22,8 @@ package struct CSVTable {
     /// - Throws: `DriveError` if the file cannot be read, is too large or has no header.
     init(path: String) throws(DriveError) {
         switch FileBytes.read(path: path, limit: CSVTable.maxFileSize) {
-        case let .success(data): try self.init(data: data, path: path)
-        case let .failure(failure): throw .unreadable(path: path, reason: failure.description)
+        case .success(let data): try self.init(data: data, path: path)
+        case .failure(let failure): throw .unreadable(path: path, reason: failure.description)
         }
     }
 

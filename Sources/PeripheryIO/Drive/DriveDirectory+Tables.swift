@@ -26,7 +26,8 @@ extension DriveDirectory {
                 var intrinsics: CameraIntrinsics?
                 let values = k.compactMap { DriveDirectory.number(row.fields, $0) }
                 if values.count == 9, let w = DriveDirectory.number(row.fields, width), let h = DriveDirectory.number(row.fields, height),
-                   let matrix = Matrix3(rowMajor: [Array(values[0..<3]), Array(values[3..<6]), Array(values[6..<9])]) {
+                    let matrix = Matrix3(rowMajor: [Array(values[0..<3]), Array(values[3..<6]), Array(values[6..<9])])
+                {
                     // Int(exactly:) and not Int(_:), which traps on 1e300 or NaN.
                     guard let w = Int(exactly: w), let h = Int(exactly: h) else {
                         skipped.append(SkippedRow(path: path, line: row.line, reason: "width and height must be integers"))
@@ -95,7 +96,8 @@ extension DriveDirectory {
             let courseAccuracy = try? table.column("course_acc", in: path)
             for row in table.rows {
                 guard let time = DriveDirectory.number(row.fields, t), let v = DriveDirectory.number(row.fields, speed),
-                      time.isFinite, v.isFinite else {
+                    time.isFinite, v.isFinite
+                else {
                     skipped.append(SkippedRow(path: path, line: row.line, reason: "t or speed missing or not a number"))
                     continue
                 }

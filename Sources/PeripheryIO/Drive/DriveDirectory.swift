@@ -77,15 +77,18 @@ public struct DriveDirectory: Sendable {
     /// joined with the tables' names, their rows in `skipped`).
     ///
     /// - Throws: `DriveError.missingColumn` if a table lacks a required column.
-    package init(path: String, pictures: [String], frames framesTable: CSVTable?, motion motionTable: CSVTable?,
-                 location locationTable: CSVTable?, fps: Double = 10) throws(DriveError) {
+    package init(
+        path: String, pictures: [String], frames framesTable: CSVTable?, motion motionTable: CSVTable?,
+        location locationTable: CSVTable?, fps: Double = 10
+    ) throws(DriveError) {
         let url = URL(fileURLWithPath: path)
         var skipped: [SkippedRow] = []
         let cameras = try Self.frameCameras(framesTable, path: url.appendingPathComponent("frames.csv").path, skipped: &skipped)
         if framesTable != nil, cameras.count != pictures.count {
-            skipped.append(SkippedRow(
-                path: url.appendingPathComponent("frames.csv").path, line: 0,
-                reason: "\(cameras.count) rows for \(pictures.count) frames; frames without a row use 1/fps timing"))
+            skipped.append(
+                SkippedRow(
+                    path: url.appendingPathComponent("frames.csv").path, line: 0,
+                    reason: "\(cameras.count) rows for \(pictures.count) frames; frames without a row use 1/fps timing"))
         }
         frames = pictures.enumerated().map { index, picture in
             let camera = index < cameras.count ? cameras[index] : nil
@@ -143,7 +146,7 @@ public struct DriveDirectory: Sendable {
         }
         var last = low
         while last < gyro.count, gyro[last].t <= end { last += 1 }
-        return gyro[low ..< last]
+        return gyro[low..<last]
     }
 
     static func number(_ fields: [Substring], _ index: Int) -> Double? {

@@ -19,13 +19,13 @@ public enum DriveError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(path, reason): "\(path): \(reason)"
-        case let .missingColumn(path, column): "\(path): missing column '\(column)'"
-        case let .noFrames(path): "\(path): no PNG or JPEG frames"
-        case let .noCamera(path): "\(path): no intrinsics in frames.csv and no calibration file"
-        case let .noCalibration(path, expected): "\(path): a drive directory needs \(expected) or a calibration file"
-        case let .frameSize(path, size, camera): "\(path): \(size), the camera is \(camera)"
-        case let .invalidCamera(path, field, error): "\(path): \(field): \(error)"
+        case .unreadable(let path, let reason): "\(path): \(reason)"
+        case .missingColumn(let path, let column): "\(path): missing column '\(column)'"
+        case .noFrames(let path): "\(path): no PNG or JPEG frames"
+        case .noCamera(let path): "\(path): no intrinsics in frames.csv and no calibration file"
+        case .noCalibration(let path, let expected): "\(path): a drive directory needs \(expected) or a calibration file"
+        case .frameSize(let path, let size, let camera): "\(path): \(size), the camera is \(camera)"
+        case .invalidCamera(let path, let field, let error): "\(path): \(field): \(error)"
         }
     }
 }

@@ -37,9 +37,9 @@ package enum FileReadFailure: Error, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .system(reason): reason
+        case .system(let reason): reason
         case .notRegularFile: "not a regular file"
-        case let .tooLarge(size, limit): "\(size) bytes exceeds the \(limit)-byte limit"
+        case .tooLarge(let size, let limit): "\(size) bytes exceeds the \(limit)-byte limit"
         case .changedWhileReading: "the file changed while it was read"
         }
     }

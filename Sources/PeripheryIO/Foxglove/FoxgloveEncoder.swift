@@ -40,17 +40,25 @@ public struct FoxgloveEncoder: Sendable {
             tracks: frame.tracks, calibration: frame.calibration, timings: frame.timings, live: frame.live)
         let payloads: [(FoxgloveTopic, Data)] = [
             (.image, Foxglove.CompressedImage(timestamp: time, frameId: "camera", data: Data(jpeg), format: "jpeg").json),
-            (.calibration, Foxglove.CameraCalibration(
-                timestamp: time, frameId: "camera", width: intrinsics.width, height: intrinsics.height, distortionModel: "plumb_bob",
-                D: [0, 0, 0, 0, 0], K: [fx, s, cx, 0, fy, cy, 0, 0, 1], R: [1, 0, 0, 0, 1, 0, 0, 0, 1],
-                P: [fx, s, cx, 0, 0, fy, cy, 0, 0, 0, 1, 0]).json),
+            (
+                .calibration,
+                Foxglove.CameraCalibration(
+                    timestamp: time, frameId: "camera", width: intrinsics.width, height: intrinsics.height, distortionModel: "plumb_bob",
+                    D: [0, 0, 0, 0, 0], K: [fx, s, cx, 0, fy, cy, 0, 0, 1], R: [1, 0, 0, 0, 1, 0, 0, 0, 1],
+                    P: [fx, s, cx, 0, 0, fy, cy, 0, 0, 0, 1, 0]
+                ).json
+            ),
             (.transform, Self.cameraTransform(frame.calibration.setup.pose, time: time).json),
             (.scene, Self.scene(detections: frame.detections, tracks: frame.tracks, time: time).json),
-            (.egoPath, Foxglove.PosesInFrame(
-                timestamp: time, frameId: "vehicle",
-                poses: frame.egoPath.map {
-                    Foxglove.Pose(position: Foxglove.Vector3(x: $0.x, y: $0.y, z: 0), orientation: Foxglove.Quaternion(yaw: $0.z))
-                }).json),
+            (
+                .egoPath,
+                Foxglove.PosesInFrame(
+                    timestamp: time, frameId: "vehicle",
+                    poses: frame.egoPath.map {
+                        Foxglove.Pose(position: Foxglove.Vector3(x: $0.x, y: $0.y, z: 0), orientation: Foxglove.Quaternion(yaw: $0.z))
+                    }
+                ).json
+            ),
             (.result, Data(line.utf8)),
             (.stats, Foxglove.RunStats(frame: frame).json),
         ]
@@ -81,14 +89,17 @@ public struct FoxgloveEncoder: Sendable {
                     .init(key: "state", value: track.state.rawValue), .init(key: "hits", value: "\(track.hits)"),
                 ],
                 cubes: [cube(track.box, color: color(label: track.label, alpha: 0.6))],
-                texts: [Foxglove.TextPrimitive(
-                    pose: labelPose, billboard: true, fontSize: 14, scaleInvariant: true, color: Foxglove.Color(r: 1, g: 1, b: 1, a: 1),
-                    text: String(format: "#%d %@ %.1f m, %@", track.id, name, track.box.range, speed))])
+                texts: [
+                    Foxglove.TextPrimitive(
+                        pose: labelPose, billboard: true, fontSize: 14, scaleInvariant: true, color: Foxglove.Color(r: 1, g: 1, b: 1, a: 1),
+                        text: String(format: "#%d %@ %.1f m, %@", track.id, name, track.box.range, speed))
+                ])
         }
-        entities.append(Foxglove.SceneEntity(
-            timestamp: time, frameId: "vehicle", id: "detections",
-            metadata: [.init(key: "count", value: "\(detections.count)")],
-            cubes: detections.map { cube($0.box, color: color(label: $0.label, alpha: 0.2)) }))
+        entities.append(
+            Foxglove.SceneEntity(
+                timestamp: time, frameId: "vehicle", id: "detections",
+                metadata: [.init(key: "count", value: "\(detections.count)")],
+                cubes: detections.map { cube($0.box, color: color(label: $0.label, alpha: 0.2)) }))
         return Foxglove.SceneUpdate(deletions: [Foxglove.SceneEntityDeletion(timestamp: time, type: 1, id: "")], entities: entities)
     }
 

@@ -78,36 +78,66 @@ extension Foxglove.Time {
 
 extension Foxglove.Vector3 {
     func write(_ j: inout JSONText) {
-        j.raw("{\"x\":"); j.number(x); j.raw(",\"y\":"); j.number(y); j.raw(",\"z\":"); j.number(z); j.raw("}")
+        j.raw("{\"x\":")
+        j.number(x)
+        j.raw(",\"y\":")
+        j.number(y)
+        j.raw(",\"z\":")
+        j.number(z)
+        j.raw("}")
     }
 }
 
 extension Foxglove.Quaternion {
     func write(_ j: inout JSONText) {
-        j.raw("{\"x\":"); j.number(x); j.raw(",\"y\":"); j.number(y); j.raw(",\"z\":"); j.number(z)
-        j.raw(",\"w\":"); j.number(w); j.raw("}")
+        j.raw("{\"x\":")
+        j.number(x)
+        j.raw(",\"y\":")
+        j.number(y)
+        j.raw(",\"z\":")
+        j.number(z)
+        j.raw(",\"w\":")
+        j.number(w)
+        j.raw("}")
     }
 }
 
 extension Foxglove.Pose {
     func write(_ j: inout JSONText) {
-        j.raw("{\"position\":"); position.write(&j); j.raw(",\"orientation\":"); orientation.write(&j); j.raw("}")
+        j.raw("{\"position\":")
+        position.write(&j)
+        j.raw(",\"orientation\":")
+        orientation.write(&j)
+        j.raw("}")
     }
 }
 
 extension Foxglove.Color {
     func write(_ j: inout JSONText) {
-        j.raw("{\"r\":"); j.number(r); j.raw(",\"g\":"); j.number(g); j.raw(",\"b\":"); j.number(b); j.raw(",\"a\":"); j.number(a); j.raw("}")
+        j.raw("{\"r\":")
+        j.number(r)
+        j.raw(",\"g\":")
+        j.number(g)
+        j.raw(",\"b\":")
+        j.number(b)
+        j.raw(",\"a\":")
+        j.number(a)
+        j.raw("}")
     }
 }
 
 extension Foxglove.CompressedImage {
     var json: Data {
         var j = JSONText(capacity: data.count * 4 / 3 + 128)
-        j.raw("{\"timestamp\":"); timestamp.write(&j)
-        j.raw(",\"frame_id\":"); j.string(frameId)
-        j.raw(",\"data\":"); j.base64(data)
-        j.raw(",\"format\":"); j.string(format); j.raw("}")
+        j.raw("{\"timestamp\":")
+        timestamp.write(&j)
+        j.raw(",\"frame_id\":")
+        j.string(frameId)
+        j.raw(",\"data\":")
+        j.base64(data)
+        j.raw(",\"format\":")
+        j.string(format)
+        j.raw("}")
         return j.data
     }
 }
@@ -115,15 +145,25 @@ extension Foxglove.CompressedImage {
 extension Foxglove.CameraCalibration {
     var json: Data {
         var j = JSONText()
-        j.raw("{\"timestamp\":"); timestamp.write(&j)
-        j.raw(",\"frame_id\":"); j.string(frameId)
-        j.raw(",\"width\":"); j.integer(width)
-        j.raw(",\"height\":"); j.integer(height)
-        j.raw(",\"distortion_model\":"); j.string(distortionModel)
-        j.raw(",\"D\":"); j.numbers(D)
-        j.raw(",\"K\":"); j.numbers(K)
-        j.raw(",\"R\":"); j.numbers(R)
-        j.raw(",\"P\":"); j.numbers(P); j.raw("}")
+        j.raw("{\"timestamp\":")
+        timestamp.write(&j)
+        j.raw(",\"frame_id\":")
+        j.string(frameId)
+        j.raw(",\"width\":")
+        j.integer(width)
+        j.raw(",\"height\":")
+        j.integer(height)
+        j.raw(",\"distortion_model\":")
+        j.string(distortionModel)
+        j.raw(",\"D\":")
+        j.numbers(D)
+        j.raw(",\"K\":")
+        j.numbers(K)
+        j.raw(",\"R\":")
+        j.numbers(R)
+        j.raw(",\"P\":")
+        j.numbers(P)
+        j.raw("}")
         return j.data
     }
 }
@@ -131,11 +171,17 @@ extension Foxglove.CameraCalibration {
 extension Foxglove.FrameTransform {
     var json: Data {
         var j = JSONText()
-        j.raw("{\"timestamp\":"); timestamp.write(&j)
-        j.raw(",\"parent_frame_id\":"); j.string(parentFrameId)
-        j.raw(",\"child_frame_id\":"); j.string(childFrameId)
-        j.raw(",\"translation\":"); translation.write(&j)
-        j.raw(",\"rotation\":"); rotation.write(&j); j.raw("}")
+        j.raw("{\"timestamp\":")
+        timestamp.write(&j)
+        j.raw(",\"parent_frame_id\":")
+        j.string(parentFrameId)
+        j.raw(",\"child_frame_id\":")
+        j.string(childFrameId)
+        j.raw(",\"translation\":")
+        translation.write(&j)
+        j.raw(",\"rotation\":")
+        rotation.write(&j)
+        j.raw("}")
         return j.data
     }
 }
@@ -143,9 +189,13 @@ extension Foxglove.FrameTransform {
 extension Foxglove.PosesInFrame {
     var json: Data {
         var j = JSONText(capacity: 128 + poses.count * 160)
-        j.raw("{\"timestamp\":"); timestamp.write(&j)
-        j.raw(",\"frame_id\":"); j.string(frameId)
-        j.raw(",\"poses\":"); j.list(poses) { $1.write(&$0) }; j.raw("}")
+        j.raw("{\"timestamp\":")
+        timestamp.write(&j)
+        j.raw(",\"frame_id\":")
+        j.string(frameId)
+        j.raw(",\"poses\":")
+        j.list(poses) { $1.write(&$0) }
+        j.raw("}")
         return j.data
     }
 }
@@ -155,35 +205,59 @@ extension Foxglove.SceneUpdate {
         var j = JSONText(capacity: 512 + entities.count * 1024)
         j.raw("{\"deletions\":")
         j.list(deletions) { j, deletion in
-            j.raw("{\"timestamp\":"); deletion.timestamp.write(&j)
-            j.raw(",\"type\":"); j.integer(deletion.type)
-            j.raw(",\"id\":"); j.string(deletion.id); j.raw("}")
+            j.raw("{\"timestamp\":")
+            deletion.timestamp.write(&j)
+            j.raw(",\"type\":")
+            j.integer(deletion.type)
+            j.raw(",\"id\":")
+            j.string(deletion.id)
+            j.raw("}")
         }
         j.raw(",\"entities\":")
         j.list(entities) { j, entity in
-            j.raw("{\"timestamp\":"); entity.timestamp.write(&j)
-            j.raw(",\"frame_id\":"); j.string(entity.frameId)
-            j.raw(",\"id\":"); j.string(entity.id)
-            j.raw(",\"lifetime\":"); entity.lifetime.write(&j)
-            j.raw(",\"frame_locked\":"); j.bool(entity.frameLocked)
+            j.raw("{\"timestamp\":")
+            entity.timestamp.write(&j)
+            j.raw(",\"frame_id\":")
+            j.string(entity.frameId)
+            j.raw(",\"id\":")
+            j.string(entity.id)
+            j.raw(",\"lifetime\":")
+            entity.lifetime.write(&j)
+            j.raw(",\"frame_locked\":")
+            j.bool(entity.frameLocked)
             j.raw(",\"metadata\":")
             j.list(entity.metadata) { j, pair in
-                j.raw("{\"key\":"); j.string(pair.key); j.raw(",\"value\":"); j.string(pair.value); j.raw("}")
+                j.raw("{\"key\":")
+                j.string(pair.key)
+                j.raw(",\"value\":")
+                j.string(pair.value)
+                j.raw("}")
             }
             j.raw(",\"cubes\":")
             j.list(entity.cubes) { j, cube in
-                j.raw("{\"pose\":"); cube.pose.write(&j)
-                j.raw(",\"size\":"); cube.size.write(&j)
-                j.raw(",\"color\":"); cube.color.write(&j); j.raw("}")
+                j.raw("{\"pose\":")
+                cube.pose.write(&j)
+                j.raw(",\"size\":")
+                cube.size.write(&j)
+                j.raw(",\"color\":")
+                cube.color.write(&j)
+                j.raw("}")
             }
             j.raw(",\"texts\":")
             j.list(entity.texts) { j, text in
-                j.raw("{\"pose\":"); text.pose.write(&j)
-                j.raw(",\"billboard\":"); j.bool(text.billboard)
-                j.raw(",\"font_size\":"); j.number(text.fontSize)
-                j.raw(",\"scale_invariant\":"); j.bool(text.scaleInvariant)
-                j.raw(",\"color\":"); text.color.write(&j)
-                j.raw(",\"text\":"); j.string(text.text); j.raw("}")
+                j.raw("{\"pose\":")
+                text.pose.write(&j)
+                j.raw(",\"billboard\":")
+                j.bool(text.billboard)
+                j.raw(",\"font_size\":")
+                j.number(text.fontSize)
+                j.raw(",\"scale_invariant\":")
+                j.bool(text.scaleInvariant)
+                j.raw(",\"color\":")
+                text.color.write(&j)
+                j.raw(",\"text\":")
+                j.string(text.text)
+                j.raw("}")
             }
             // Kinds a run does not draw: present and empty, as viewers expect every list.
             j.raw(",\"arrows\":[],\"spheres\":[],\"cylinders\":[],\"lines\":[],\"triangles\":[],\"models\":[]}")
@@ -196,13 +270,24 @@ extension Foxglove.SceneUpdate {
 extension Foxglove.RunStats {
     var json: Data {
         var j = JSONText(capacity: 160)
-        j.raw("{\"index\":"); j.integer(index)
-        j.raw(",\"pts\":"); j.number(pts)
-        j.raw(",\"processed\":"); j.integer(processed)
-        j.raw(",\"dropped\":"); j.integer(dropped)
-        j.raw(",\"corrupt\":"); j.integer(corrupt)
-        if let latencyMs { j.raw(",\"latency_ms\":"); j.number(latencyMs) }
-        if let fps { j.raw(",\"fps\":"); j.number(fps) }
+        j.raw("{\"index\":")
+        j.integer(index)
+        j.raw(",\"pts\":")
+        j.number(pts)
+        j.raw(",\"processed\":")
+        j.integer(processed)
+        j.raw(",\"dropped\":")
+        j.integer(dropped)
+        j.raw(",\"corrupt\":")
+        j.integer(corrupt)
+        if let latencyMs {
+            j.raw(",\"latency_ms\":")
+            j.number(latencyMs)
+        }
+        if let fps {
+            j.raw(",\"fps\":")
+            j.number(fps)
+        }
         j.raw("}")
         return j.data
     }

@@ -12,7 +12,10 @@ enum Foxglove {
         init(seconds: Double) {
             let clamped = max(0, seconds)
             var whole = clamped.rounded(.down), fraction = ((clamped - whole) * 1e9).rounded()
-            if fraction >= 1e9 { whole += 1; fraction = 0 }
+            if fraction >= 1e9 {
+                whole += 1
+                fraction = 0
+            }
             sec = UInt32(min(whole, Double(UInt32.max)))
             nsec = UInt32(fraction)
         }

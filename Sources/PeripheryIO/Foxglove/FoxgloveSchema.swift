@@ -13,9 +13,9 @@ indirect enum FoxgloveSchema: Sendable {
     /// The schema as a JSON value.
     var json: [String: Any] {
         switch self {
-        case let .object(fields):
+        case .object(let fields):
             ["type": "object", "properties": Dictionary(uniqueKeysWithValues: fields.map { ($0.0, $0.1.json) })]
-        case let .array(element): ["type": "array", "items": element.json]
+        case .array(let element): ["type": "array", "items": element.json]
         case .number: ["type": "number"]
         case .integer: ["type": "integer"]
         case .string: ["type": "string"]

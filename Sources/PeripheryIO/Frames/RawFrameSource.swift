@@ -58,8 +58,8 @@ public enum RawFrameError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(stream, reason): "\(stream): \(reason)"
-        case let .truncated(stream, frame, bytes, expected): "\(stream): frame \(frame) ends after \(bytes) of \(expected) bytes"
+        case .unreadable(let stream, let reason): "\(stream): \(reason)"
+        case .truncated(let stream, let frame, let bytes, let expected): "\(stream): frame \(frame) ends after \(bytes) of \(expected) bytes"
         }
     }
 }

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+import PeripheryCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import PeripheryCore
 
 /// What a `GPSDClient` has seen since it started.
 public struct GPSDCounters: Sendable, Hashable {
@@ -272,7 +273,7 @@ public final class GPSDClient: @unchecked Sendable {
             }
             if received > 0 {
                 state.lock.lock()
-                state.receive(buffer[0 ..< received], arrival: monotonicNow())
+                state.receive(buffer[0..<received], arrival: monotonicNow())
                 state.lock.unlock()
                 continue
             }
@@ -337,7 +338,7 @@ private final class GPSDClientState: @unchecked Sendable {
             switch piece {
             case .overlong:
                 counters.garbled += 1
-            case let .line(line):
+            case .line(let line):
                 do {
                     if let report = try GPSDReport.parse(bytes: line) { record(report, arrival: arrival) }
                 } catch {
@@ -416,7 +417,7 @@ struct GPSDEndpoint: Sendable {
     init(host: String, port: Int) throws(GPSDError) {
         self.host = host
         self.port = port
-        guard (1 ... 65_535).contains(port) else { throw .cannotConnect(host: host, port: port, reason: "port out of range") }
+        guard (1...65_535).contains(port) else { throw .cannotConnect(host: host, port: port, reason: "port out of range") }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -33,19 +33,19 @@ public enum GPSDError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .cannotConnect(host, port, reason): "gpsd at \(host):\(port): cannot connect: \(reason)"
-        case let .refused(host, port): "gpsd at \(host):\(port): connection refused (is gpsd running?)"
-        case let .timeout(host, port, seconds): "gpsd at \(host):\(port): no connection within \(seconds) s"
-        case let .lineTooLong(length, limit): "gpsd line of \(length) bytes, over the limit of \(limit)"
-        case let .malformedJSON(offset, reason): "gpsd line is not JSON: \(reason) at byte \(offset)"
-        case let .nestedTooDeep(limit): "gpsd line nests deeper than \(limit) levels"
+        case .cannotConnect(let host, let port, let reason): "gpsd at \(host):\(port): cannot connect: \(reason)"
+        case .refused(let host, let port): "gpsd at \(host):\(port): connection refused (is gpsd running?)"
+        case .timeout(let host, let port, let seconds): "gpsd at \(host):\(port): no connection within \(seconds) s"
+        case .lineTooLong(let length, let limit): "gpsd line of \(length) bytes, over the limit of \(limit)"
+        case .malformedJSON(let offset, let reason): "gpsd line is not JSON: \(reason) at byte \(offset)"
+        case .nestedTooDeep(let limit): "gpsd line nests deeper than \(limit) levels"
         case .notAReport: "gpsd line is not an object with a string \"class\""
-        case let .duplicateField(field): "gpsd report has \"\(field)\" twice"
-        case let .missingField(field): "gpsd report lacks \"\(field)\""
-        case let .wrongType(field, expected): "gpsd report's \"\(field)\" is not \(expected)"
-        case let .notFinite(field): "gpsd report's \"\(field)\" is not a finite number"
-        case let .outOfRange(field, value): "gpsd report's \"\(field)\" is out of range: \(value)"
-        case let .malformedTime(text): "gpsd report's time \"\(text)\" is not ISO 8601 UTC"
+        case .duplicateField(let field): "gpsd report has \"\(field)\" twice"
+        case .missingField(let field): "gpsd report lacks \"\(field)\""
+        case .wrongType(let field, let expected): "gpsd report's \"\(field)\" is not \(expected)"
+        case .notFinite(let field): "gpsd report's \"\(field)\" is not a finite number"
+        case .outOfRange(let field, let value): "gpsd report's \"\(field)\" is out of range: \(value)"
+        case .malformedTime(let text): "gpsd report's time \"\(text)\" is not ISO 8601 UTC"
         }
     }
 }

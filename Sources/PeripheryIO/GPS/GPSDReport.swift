@@ -56,7 +56,7 @@ public struct GPSDReport: Sendable, Hashable {
         let members = try scanner.topLevelObject()
         guard let members else { throw .notAReport }
         guard let classValue = members["class"] else { throw .notAReport }
-        guard case let .string(className) = classValue else { throw .wrongType(field: "class", expected: "a string") }
+        guard case .string(let className) = classValue else { throw .wrongType(field: "class", expected: "a string") }
         guard className == "TPV" else { return nil }
         return try tpv(members)
     }
@@ -64,18 +64,18 @@ public struct GPSDReport: Sendable, Hashable {
     /// The report of a TPV object's members.
     static func tpv(_ members: [String: GPSDLineScanner.Value]) throws(GPSDError) -> GPSDReport {
         guard let modeValue = members["mode"] else { throw .missingField("mode") }
-        guard case let .number(modeNumber, integral) = modeValue, integral else { throw .wrongType(field: "mode", expected: "an integer") }
-        guard (0 ... 3).contains(modeNumber) else { throw .outOfRange(field: "mode", value: modeNumber) }
+        guard case .number(let modeNumber, let integral) = modeValue, integral else { throw .wrongType(field: "mode", expected: "an integer") }
+        guard (0...3).contains(modeNumber) else { throw .outOfRange(field: "mode", value: modeNumber) }
         var report = GPSDReport(mode: Int(modeNumber))
         if let value = members["time"] {
-            guard case let .string(text) = value else { throw .wrongType(field: "time", expected: "a string") }
+            guard case .string(let text) = value else { throw .wrongType(field: "time", expected: "a string") }
             guard let seconds = GPSDReport.unixTime(iso8601: text) else { throw .malformedTime(String(text.prefix(40))) }
             report.time = seconds
         }
-        report.speed = try number(members, "speed", in: 0 ... maxSpeed)
-        report.track = try number(members, "track", in: 0 ... 360)
+        report.speed = try number(members, "speed", in: 0...maxSpeed)
+        report.track = try number(members, "track", in: 0...360)
         if let value = members["device"] {
-            guard case let .string(path) = value else { throw .wrongType(field: "device", expected: "a string") }
+            guard case .string(let path) = value else { throw .wrongType(field: "device", expected: "a string") }
             report.device = path
         }
         return report
@@ -84,7 +84,7 @@ public struct GPSDReport: Sendable, Hashable {
     /// An optional finite number member within `range`.
     static func number(_ members: [String: GPSDLineScanner.Value], _ field: String, in range: ClosedRange<Double>) throws(GPSDError) -> Double? {
         guard let value = members[field] else { return nil }
-        guard case let .number(number, _) = value else { throw .wrongType(field: field, expected: "a number") }
+        guard case .number(let number, _) = value else { throw .wrongType(field: field, expected: "a number") }
         guard range.contains(number) else { throw .outOfRange(field: field, value: number) }
         return number
     }
@@ -97,8 +97,8 @@ public struct GPSDReport: Sendable, Hashable {
         guard bytes.count >= 20, bytes.count <= 30, bytes.last == UInt8(ascii: "Z") else { return nil }
         func digits(_ start: Int, _ count: Int) -> Int? {
             var value = 0
-            for byte in bytes[start ..< start + count] {
-                guard (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte) else { return nil }
+            for byte in bytes[start..<start + count] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
             }
             return value
@@ -107,20 +107,20 @@ public struct GPSDReport: Sendable, Hashable {
             (4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")), (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":")),
         ]
         guard separators.allSatisfy({ bytes[$0.offset] == $0.byte }),
-              let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
-              let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-              (1 ... 12).contains(month), hour < 24, minute < 60, second <= 60
+            let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
+            let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
+            (1...12).contains(month), hour < 24, minute < 60, second <= 60
         else { return nil }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1 ... monthDays[month - 1]).contains(day) else { return nil }
+        guard (1...monthDays[month - 1]).contains(day) else { return nil }
         var fraction = 0.0
         if bytes.count > 20 {
             // ".d…dZ": 1 to 9 digits between the point and the Z.
             let count = bytes.count - 21
-            guard bytes[19] == UInt8(ascii: "."), (1 ... 9).contains(count), let value = digits(20, count) else { return nil }
+            guard bytes[19] == UInt8(ascii: "."), (1...9).contains(count), let value = digits(20, count) else { return nil }
             var scale = 1.0
-            for _ in 0 ..< count { scale *= 10 }
+            for _ in 0..<count { scale *= 10 }
             fraction = Double(value) / scale
         }
         let days = daysSinceEpoch(year: year, month: month, day: day)
@@ -234,7 +234,7 @@ struct GPSDLineScanner {
         case UInt8(ascii: "\""):
             index += 1
             return .string(try string())
-        case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return try number()
         default:
             return try word()
@@ -246,7 +246,7 @@ struct GPSDLineScanner {
     mutating func word() throws(GPSDError) -> Value {
         let start = index
         while index < bytes.count, isLetter(bytes[index]) { index += 1 }
-        switch String(decoding: bytes[start ..< index], as: UTF8.self) {
+        switch String(decoding: bytes[start..<index], as: UTF8.self) {
         case "true": return .bool(true)
         case "false": return .bool(false)
         case "null": return .null
@@ -281,7 +281,7 @@ struct GPSDLineScanner {
             guard digitRun() > 0 else { throw malformed("expected an exponent") }
         }
         // The grammar above admits only what Double(_:) reads; 1e400 reads as infinity.
-        guard let parsed = Double(String(decoding: bytes[start ..< index], as: UTF8.self)) else { throw malformed("bad number") }
+        guard let parsed = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw malformed("bad number") }
         guard parsed.isFinite else { throw .notFinite(field: String(member.prefix(40))) }
         return .number(parsed, integral: integral)
     }
@@ -300,7 +300,7 @@ struct GPSDLineScanner {
                 return decoded
             case UInt8(ascii: "\\"):
                 try escape(into: &text)
-            case 0 ..< 0x20:
+            case 0..<0x20:
                 index -= 1
                 throw malformed("control character in a string")
             default:
@@ -324,13 +324,13 @@ struct GPSDLineScanner {
         }
         guard byte == UInt8(ascii: "u") else { throw malformed("unknown escape") }
         var code = try hex4()
-        if (0xD800 ..< 0xDC00).contains(code) {
+        if (0xD800..<0xDC00).contains(code) {
             // A high surrogate must be followed by an escaped low one.
             guard consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")) else { throw malformed("lone surrogate") }
             let low = try hex4()
-            guard (0xDC00 ..< 0xE000).contains(low) else { throw malformed("lone surrogate") }
+            guard (0xDC00..<0xE000).contains(low) else { throw malformed("lone surrogate") }
             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-        } else if (0xDC00 ..< 0xE000).contains(code) {
+        } else if (0xDC00..<0xE000).contains(code) {
             throw malformed("lone surrogate")
         }
         guard let scalar = Unicode.Scalar(code) else { throw malformed("bad code point") }
@@ -341,13 +341,13 @@ struct GPSDLineScanner {
     mutating func hex4() throws(GPSDError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw malformed("short \\u escape") }
         var code: UInt32 = 0
-        for _ in 0 ..< 4 {
+        for _ in 0..<4 {
             let byte = bytes[index]
             let digit: UInt8
             switch byte {
-            case UInt8(ascii: "0") ... UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a") ... UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A") ... UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
             default: throw malformed("bad \\u escape")
             }
             code = code << 4 | UInt32(digit)
@@ -359,7 +359,7 @@ struct GPSDLineScanner {
     /// Consumes a run of decimal digits and returns its length.
     mutating func digitRun() -> Int {
         let start = index
-        while index < bytes.count, (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
         return index - start
     }
 
@@ -375,7 +375,7 @@ struct GPSDLineScanner {
     }
 
     func isLetter(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A") ... UInt8(ascii: "Z")).contains(byte)
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 
     func malformed(_ reason: String) -> GPSDError {

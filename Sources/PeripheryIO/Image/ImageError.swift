@@ -24,17 +24,17 @@ public enum ImageError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(path, reason): "\(path): cannot read: \(reason)"
-        case let .empty(path): "\(path): file is empty"
-        case let .unknownFormat(path): "\(path): not a PNG or JPEG file (unrecognised first bytes)"
-        case let .badDimensions(path, width, height):
+        case .unreadable(let path, let reason): "\(path): cannot read: \(reason)"
+        case .empty(let path): "\(path): file is empty"
+        case .unknownFormat(let path): "\(path): not a PNG or JPEG file (unrecognised first bytes)"
+        case .badDimensions(let path, let width, let height):
             "\(path): image size \(width) × \(height) is outside 1 ... \(ImageFile.maxSide) per side"
                 + " and \(ImageFile.maxPixels) pixels"
-        case let .truncated(path, format): "\(path): \(format) data is truncated"
-        case let .corrupt(path, format, reason): "\(path): corrupt \(format) data: \(reason)"
-        case let .unsupported(path, format, reason): "\(path): unsupported \(format): \(reason)"
-        case let .invalidImage(path, reason): "\(path): cannot write: \(reason)"
-        case let .writeFailed(path, reason): "\(path): write failed: \(reason)"
+        case .truncated(let path, let format): "\(path): \(format) data is truncated"
+        case .corrupt(let path, let format, let reason): "\(path): corrupt \(format) data: \(reason)"
+        case .unsupported(let path, let format, let reason): "\(path): unsupported \(format): \(reason)"
+        case .invalidImage(let path, let reason): "\(path): cannot write: \(reason)"
+        case .writeFailed(let path, let reason): "\(path): write failed: \(reason)"
         }
     }
 }

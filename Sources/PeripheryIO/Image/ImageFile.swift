@@ -28,7 +28,7 @@ public enum ImageFile {
     /// Whether `width × height` is a size this reader accepts: both sides in `1 ... maxSide` and at
     /// most `maxPixels` pixels.
     static func acceptsSize(width: Int, height: Int) -> Bool {
-        (1 ... maxSide).contains(width) && (1 ... maxSide).contains(height) && width * height <= maxPixels
+        (1...maxSide).contains(width) && (1...maxSide).contains(height) && width * height <= maxPixels
     }
 
     /// Reads a PNG or JPEG file.
@@ -37,8 +37,8 @@ public enum ImageFile {
     ///   `badDimensions`, `truncated`, `corrupt` or `unsupported`.
     public static func read(path: String) throws(ImageError) -> RGBImage {
         switch FileBytes.read(path: path, limit: maxFileSize) {
-        case let .success(data): return try decode(data, name: path)
-        case let .failure(failure): throw .unreadable(path: path, reason: failure.description)
+        case .success(let data): return try decode(data, name: path)
+        case .failure(let failure): throw .unreadable(path: path, reason: failure.description)
         }
     }
 

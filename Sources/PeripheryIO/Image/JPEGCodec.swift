@@ -1,5 +1,5 @@
-import Foundation
 import CJPEG
+import Foundation
 import PeripheryCore
 import PeripheryGeometry
 

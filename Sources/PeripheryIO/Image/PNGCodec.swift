@@ -1,5 +1,5 @@
-import Foundation
 import CLibPNG
+import Foundation
 import PeripheryCore
 import PeripheryGeometry
 
@@ -53,7 +53,7 @@ enum PNGCodec {
             // Drop alpha in place: pixel i moves from 4i to 3i, never past a pixel still to be read.
             let pixels = width * height
             decoded.withUnsafeMutableBufferPointer { p in
-                for i in 0 ..< pixels {
+                for i in 0..<pixels {
                     p[3 * i] = p[4 * i]
                     p[3 * i + 1] = p[4 * i + 1]
                     p[3 * i + 2] = p[4 * i + 2]
@@ -121,7 +121,7 @@ enum PNGCodec {
 
     /// The big-endian 32-bit word at `offset` (the caller checks the bounds).
     private static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        (0 ..< 4).reduce(0) { $0 << 8 | UInt32(bytes[offset + $1]) }
+        (0..<4).reduce(0) { $0 << 8 | UInt32(bytes[offset + $1]) }
     }
 
     /// A four-letter chunk type as the big-endian word it is stored as.

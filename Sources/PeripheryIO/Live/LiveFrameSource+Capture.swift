@@ -72,7 +72,7 @@ extension LiveFrameSource {
             let started = MonotonicClock.now
             while !cancelled {
                 switch open() {
-                case let .failure(reason):
+                case .failure(let reason):
                     // A camera or a file that cannot be opened will not open later.
                     guard kind == .stream else { return slot.finish(.failure(VideoError.unreadable(path: name, reason: reason))) }
                     if MonotonicClock.now - (lost ?? started) >= options.reconnectTimeout {
@@ -81,7 +81,7 @@ extension LiveFrameSource {
                     }
                     pause(backoff)
                     backoff = min(backoff * 2, 1)
-                case let .success(reader):
+                case .success(let reader):
                     backoff = 0.25
                     let gap = lost.map { MonotonicClock.now - $0 }
                     if let gap { report?("\(name): reconnected after \(String(format: "%.1f", gap)) s") }
@@ -90,15 +90,15 @@ extension LiveFrameSource {
                     switch ending {
                     case .end where kind != .stream:
                         return slot.finish(.end)
-                    case let .failure(reason) where kind != .stream:
+                    case .failure(let reason) where kind != .stream:
                         return slot.finish(.failure(VideoError.incomplete(path: name, frames: received, reason: reason)))
-                    case let .fatal(reason):
+                    case .fatal(let reason):
                         return slot.finish(.failure(VideoError.incomplete(path: name, frames: received, reason: reason)))
                     case .cancelled:
                         return slot.finish(.end)
                     case .end, .failure:
                         // A stream that ends or fails was lost: reopen it until the timeout.
-                        let reason = if case let .failure(reason) = ending { reason } else { "the stream ended" }
+                        let reason = if case .failure(let reason) = ending { reason } else { "the stream ended" }
                         report?("\(name): lost (\(reason)); reconnecting for up to \(String(format: "%g", options.reconnectTimeout)) s")
                         lost = lastArrival ?? MonotonicClock.now
                         counts.withLock { reconnectCount += 1 }

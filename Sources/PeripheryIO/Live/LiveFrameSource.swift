@@ -81,11 +81,11 @@ public final class LiveFrameSource: FrameSource {
             switch slot.take(timeout: 0.05) {
             case .nothing:
                 continue
-            case let .ending(.failure(error)):
+            case .ending(.failure(let error)):
                 throw error
             case .ending(.end):
                 return nil
-            case var .frame(frame):
+            case .frame(var frame):
                 if frame.gap != nil { previous = nil }
                 frame.ego = motion?.recordedEgo(since: previous, to: frame.timestamp)
                 frame.motion = motion.map { $0.mountMotion(at: frame.timestamp) }

@@ -4,9 +4,9 @@ struct CRC32 {
     /// The running checksum.
     private(set) var value: UInt32 = 0
 
-    private static let table: [UInt32] = (0 ..< 256).map { n in
+    private static let table: [UInt32] = (0..<256).map { n in
         var c = UInt32(n)
-        for _ in 0 ..< 8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
         return c
     }
 

@@ -191,9 +191,10 @@ package struct MCAPWriter {
                 }
             }
         }
-        chunkIndexes.append(ChunkIndex(
-            start: start, end: end, offset: chunkOffset, length: chunkLength, messageIndexOffsets: indexOffsets,
-            messageIndexLength: UInt64(buffer.bytes.count) - chunkLength, size: UInt64(records.count)))
+        chunkIndexes.append(
+            ChunkIndex(
+                start: start, end: end, offset: chunkOffset, length: chunkLength, messageIndexOffsets: indexOffsets,
+                messageIndexLength: UInt64(buffer.bytes.count) - chunkLength, size: UInt64(records.count)))
         chunk = OpenChunk()
         try emit(buffer.bytes)
     }

@@ -10,8 +10,8 @@ public enum DetectionStreamError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(path, reason): "\(path): \(reason)"
-        case let .invalidLine(location, reason): "\(location): \(reason)"
+        case .unreadable(let path, let reason): "\(path): \(reason)"
+        case .invalidLine(let location, let reason): "\(location): \(reason)"
         }
     }
 }
@@ -38,8 +38,8 @@ public enum DetectionStream {
     /// - Throws: `DetectionStreamError` naming the file, or the line and field at fault.
     public static func read(path: String) throws(DetectionStreamError) -> [TrackerInput] {
         switch FileBytes.read(path: path, limit: maxFileSize) {
-        case let .success(data): return try parse(data, path: path)
-        case let .failure(failure): throw .unreadable(path: path, reason: failure.description)
+        case .success(let data): return try parse(data, path: path)
+        case .failure(let failure): throw .unreadable(path: path, reason: failure.description)
         }
     }
 

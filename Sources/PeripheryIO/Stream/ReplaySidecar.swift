@@ -66,9 +66,10 @@ public struct ReplaySidecar {
         pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
         calibration: CameraCalibration, timings: [Double], live: LiveFields? = nil
     ) throws {
-        try write(Self.frameLine(
-            index: index, pts: pts, ego: ego, detections: detections, tracks: confirmed, calibration: calibration, timings: timings,
-            live: live))
+        try write(
+            Self.frameLine(
+                index: index, pts: pts, ego: ego, detections: detections, tracks: confirmed, calibration: calibration, timings: timings,
+                live: live))
         index += 1
     }
 

@@ -17,13 +17,13 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(path, reason): "\(path): \(reason)"
-        case let .incomplete(path, frames, reason): "\(path): \(reason); \(frames) frames were decoded before it"
-        case let .mismatch(path, reason): "\(path): \(reason)"
-        case let .timedOut(path, seconds, reason):
+        case .unreadable(let path, let reason): "\(path): \(reason)"
+        case .incomplete(let path, let frames, let reason): "\(path): \(reason); \(frames) frames were decoded before it"
+        case .mismatch(let path, let reason): "\(path): \(reason)"
+        case .timedOut(let path, let seconds, let reason):
             "\(path): no frames for \(String(format: "%.1f", seconds)) s, reconnecting included (last: \(reason))"
-        case let .invalidOption(path, option, reason): "\(path): --\(option) \(reason)"
-        case let .unwritable(path, reason): "\(path): cannot write the video (\(reason))"
+        case .invalidOption(let path, let option, let reason): "\(path): --\(option) \(reason)"
+        case .unwritable(let path, let reason): "\(path): cannot write the video (\(reason))"
         }
     }
 }

@@ -65,7 +65,8 @@ public struct VideoFrameSource: FrameSource {
     /// estimate for progress reports, not a promise.
     public var expectedCount: Int? {
         guard let total = info.duration ?? info.frameCount.flatMap({ n in info.fps.map { Double(n) / $0 } }),
-              let fps = info.fps ?? info.frameCount.map({ Double($0) / total }) else { return nil }
+            let fps = info.fps ?? info.frameCount.map({ Double($0) / total })
+        else { return nil }
         let seconds = max(0, min(total - selection.start, selection.duration))
         return Int((seconds * fps / Double(selection.every)).rounded(.up))
     }
@@ -75,9 +76,9 @@ public struct VideoFrameSource: FrameSource {
         switch decoder.next() {
         case .end:
             return nil
-        case let .failure(error):
+        case .failure(let error):
             throw error
-        case let .frame(image, seconds, index, corrupt):
+        case .frame(let image, let seconds, let index, let corrupt):
             let ego = motion?.recordedEgo(since: previous, to: seconds)
             previous = seconds
             var frame = SourceFrame(

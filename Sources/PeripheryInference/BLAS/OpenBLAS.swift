@@ -32,7 +32,8 @@ package struct BLASInfo: Sendable, Hashable {
         // Kernel families by the widest instructions they use.
         let rank = ["prescott": 0, "nehalem": 1, "sandybridge": 2, "haswell": 3, "zen": 3, "skylakex": 4, "cooperlake": 4, "sapphirerapids": 4]
         guard source == .environment, let requested = requestedCore, let best = CPUFeatures.current.openBLASCoreType,
-              let have = rank[requested.lowercased()], let could = rank[best.lowercased()], have < could else { return nil }
+            let have = rank[requested.lowercased()], let could = rank[best.lowercased()], have < could
+        else { return nil }
         return "OPENBLAS_CORETYPE=\(requested) selects slower FP32 kernels than this CPU supports (\(best)); unset it for full speed"
     }
 }
@@ -48,10 +49,10 @@ public enum BLASError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .libraryNotFound(tried, reason):
+        case .libraryNotFound(let tried, let reason):
             "OpenBLAS not found (tried \(tried.joined(separator: ", "))): \(reason); install libopenblas-dev"
-        case let .missingSymbol(name): "OpenBLAS lacks symbol \(name)"
-        case let .selfTestFailed(core, error): "OpenBLAS sgemm self-test failed on core \(core): relative error \(error)"
+        case .missingSymbol(let name): "OpenBLAS lacks symbol \(name)"
+        case .selfTestFailed(let core, let error): "OpenBLAS sgemm self-test failed on core \(core): relative error \(error)"
         }
     }
 }
@@ -63,10 +64,11 @@ public enum BLASError: Error, Equatable, CustomStringConvertible {
 /// user set it). A small sgemm is then checked against a naive product. Thread count is
 /// process-wide: OpenBLAS has one thread pool per process.
 package final class OpenBLAS: Sendable {
-    typealias SgemmFunction = @convention(c) (
-        CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, Int32, Int32, Int32, Float,
-        UnsafePointer<Float>?, Int32, UnsafePointer<Float>?, Int32, Float, UnsafeMutablePointer<Float>?, Int32
-    ) -> Void
+    typealias SgemmFunction =
+        @convention(c) (
+            CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, Int32, Int32, Int32, Float,
+            UnsafePointer<Float>?, Int32, UnsafePointer<Float>?, Int32, Float, UnsafeMutablePointer<Float>?, Int32
+        ) -> Void
     typealias CoreNameFunction = @convention(c) () -> UnsafeMutablePointer<CChar>?
     typealias SetThreadsFunction = @convention(c) (Int32) -> Void
     typealias GetThreadsFunction = @convention(c) () -> Int32
@@ -105,7 +107,10 @@ package final class OpenBLAS: Sendable {
         var loaded = ""
         for name in OpenBLAS.candidates {
             handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)
-            if handle != nil { loaded = name; break }
+            if handle != nil {
+                loaded = name
+                break
+            }
         }
         guard let handle else {
             let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"

@@ -27,8 +27,8 @@ public enum DetectorError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .wrongImageSize(expected, actual): "image has \(actual) floats, expected \(expected) (3 × 256 × 512)"
-        case let .wrongLUTSize(expected, actual): "ProjectionLUT has \(actual) voxels, expected \(expected)"
+        case .wrongImageSize(let expected, let actual): "image has \(actual) floats, expected \(expected) (3 × 256 × 512)"
+        case .wrongLUTSize(let expected, let actual): "ProjectionLUT has \(actual) voxels, expected \(expected)"
         }
     }
 }
@@ -42,8 +42,8 @@ public enum DetectorSetupError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .blas(error): "\(error)"
-        case let .precision(error): "\(error)"
+        case .blas(let error): "\(error)"
+        case .precision(let error): "\(error)"
         }
     }
 }
@@ -145,7 +145,7 @@ public final class Detector {
         }
         if profiled.profile != nil { profiled.profile = [] }
         switch network {
-        case let .fp32(network):
+        case .fp32(let network):
             network.image.data.update(from: source, count: expected)
             network.runBackbone()
             timings.backbone = lap()
@@ -155,7 +155,7 @@ public final class Detector {
             timings.gather = lap()
             network.runHead()
             copyHeadOutputs(network.headOutput)
-        case let .int8(network):
+        case .int8(let network):
             network.runBackbone(image: source)
             timings.backbone = lap()
             network.gather(lut)
@@ -172,8 +172,8 @@ public final class Detector {
     /// The network's workers (nil with one thread), for work between passes such as preprocessing.
     var workerPool: WorkerPool? {
         switch network {
-        case let .fp32(network): network.context.workerPool
-        case let .int8(network): network.context.workerPool
+        case .fp32(let network): network.context.workerPool
+        case .int8(let network): network.context.workerPool
         }
     }
 
@@ -189,24 +189,24 @@ public final class Detector {
     /// The network, whichever precision it runs in, as the profiler sees it.
     private var profiled: any LayerProfiling {
         switch network {
-        case let .fp32(network): network
-        case let .int8(network): network
+        case .fp32(let network): network
+        case .int8(let network): network
         }
     }
 
     /// Features `[64, 64, 128]` of the last call (dequantized in INT8).
     public var features: [Float] {
         switch network {
-        case let .fp32(network): Array(UnsafeBufferPointer(start: network.features.data, count: network.features.count))
-        case let .int8(network): network.features
+        case .fp32(let network): Array(UnsafeBufferPointer(start: network.features.data, count: network.features.count))
+        case .int8(let network): network.features
         }
     }
 
     /// BEV volume `[64, 41, 80, 2]` of the last call (dequantized in INT8).
     public var volume: [Float] {
         switch network {
-        case let .fp32(network): Array(UnsafeBufferPointer(start: network.volume.data, count: network.volume.count))
-        case let .int8(network): network.volume
+        case .fp32(let network): Array(UnsafeBufferPointer(start: network.volume.data, count: network.volume.count))
+        case .int8(let network): network.volume
         }
     }
 

@@ -73,7 +73,7 @@ public enum PerceptionError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .frameSizeMismatch(pixels, intrinsics): "frame is \(pixels) but its intrinsics describe \(intrinsics)"
+        case .frameSizeMismatch(let pixels, let intrinsics): "frame is \(pixels) but its intrinsics describe \(intrinsics)"
         }
     }
 }

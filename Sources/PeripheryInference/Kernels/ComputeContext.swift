@@ -56,7 +56,7 @@ final class ComputeContext {
 
     /// The `index`-th of `parts` near-equal contiguous ranges of `0..<count`.
     static func part(_ index: Int, of parts: Int, count: Int) -> Range<Int> {
-        (count * index / parts) ..< (count * (index + 1) / parts)
+        (count * index / parts)..<(count * (index + 1) / parts)
     }
 }
 

@@ -55,8 +55,9 @@ extension ComputeContext {
     /// dynamically.
     func convolve(_ conv: Convolution, _ input: Tensor, into output: Tensor, _ epilogue: Epilogue) {
         precondition(input.channels == conv.inChannels, "\(conv.name): input has \(input.channels) channels")
-        precondition(output.channels == conv.outChannels && output.height == conv.outputSize(input.height)
-                     && output.width == conv.outputSize(input.width), "\(conv.name): output shape")
+        precondition(
+            output.channels == conv.outChannels && output.height == conv.outputSize(input.height)
+                && output.width == conv.outputSize(input.width), "\(conv.name): output shape")
         let k = conv.reduction, n = output.plane
         let splitByColumns = n >= 64 * threads
         // Column tiles small enough for one worker's scratch, and when splitting by columns at least
@@ -69,9 +70,12 @@ extension ComputeContext {
         let maxColumns = conv.isPointwise ? n : (conv.hasLargeWeights ? scratchCount : min(scratchCount, Convolution.cachedTile)) / k
         let tilesNeeded = (n + maxColumns - 1) / maxColumns
         let fewest = ((tilesNeeded + threads - 1) / threads) * threads
-        let columnTiles = !splitByColumns ? tilesNeeded
-            : conv.hasLargeWeights ? max(tilesNeeded, min(fewest, n / 64))
-            : max(tilesNeeded, min(4 * threads, n / 64))
+        let columnTiles =
+            !splitByColumns
+            ? tilesNeeded
+            : conv.hasLargeWeights
+                ? max(tilesNeeded, min(fewest, n / 64))
+                : max(tilesNeeded, min(4 * threads, n / 64))
         let rowParts = splitByColumns ? 1 : threads
         /// One item: a column tile × output-channel part (one of the two is 1).
         struct Job: ItemJob {
@@ -101,9 +105,11 @@ extension ComputeContext {
         conv.weights.withUnsafeBufferPointer { weights in
             conv.bias.withUnsafeBufferPointer { bias in
                 guard let w = weights.baseAddress, let b = bias.baseAddress else { return }
-                parallelFor(columnTiles * rowParts, Job(
-                    context: self, conv: conv, input: input, output: output, epilogue: epilogue, weights: w, bias: b,
-                    columnTiles: columnTiles, rowParts: rowParts))
+                parallelFor(
+                    columnTiles * rowParts,
+                    Job(
+                        context: self, conv: conv, input: input, output: output, epilogue: epilogue, weights: w, bias: b,
+                        columnTiles: columnTiles, rowParts: rowParts))
             }
         }
     }
@@ -143,7 +149,10 @@ func im2col(_ conv: Convolution, _ input: Tensor, outputWidth: Int, columns: Ran
                                 UnsafeMutableRawPointer(dst + j).storeBytes(of: pair.evenHalf, as: SIMD8<Float>.self)
                                 j += 8
                             }
-                            while j < hi { dst[j] = src[2 * j]; j += 1 }
+                            while j < hi {
+                                dst[j] = src[2 * j]
+                                j += 1
+                            }
                         } else {
                             for j in lo..<hi { dst[j] = src[j * s] }
                         }

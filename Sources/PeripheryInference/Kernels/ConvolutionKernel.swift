@@ -9,8 +9,8 @@ public enum ConvolutionKernel: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .openBLAS(core): "openblas-" + core
-        case let .int8(isa): isa.rawValue
+        case .openBLAS(let core): "openblas-" + core
+        case .int8(let isa): isa.rawValue
         }
     }
 }

@@ -77,12 +77,12 @@ extension ComputeContext {
         let outHeight = conv.outputSize(input.height), outWidth = conv.outputSize(input.width)
         var p = conv.parameters(outHeight: outHeight, outWidth: outWidth)
         switch output {
-        case let .quantized(tensor):
+        case .quantized(let tensor):
             precondition(tensor.height == outHeight && tensor.width == outWidth && tensor.channels == conv.outChannels, "\(conv.name): output shape")
             p.output = tensor.view
             p.output_inverse_scale = 1 / tensor.quantization.scale
             p.output_zero = Int32(tensor.quantization.zeroPoint)
-        case let .floats(pointer, stride):
+        case .floats(let pointer, let stride):
             p.out_f32 = pointer
             p.out_f32_stride = Int32(stride)
         }

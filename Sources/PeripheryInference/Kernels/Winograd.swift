@@ -112,8 +112,9 @@ extension ComputeContext {
         _ conv: WinogradConvolution, _ input: Tensor, into output: Tensor, _ epilogue: Epilogue,
         transformed: [UnsafeMutablePointer<Float>], products: [UnsafeMutablePointer<Float>]
     ) {
-        precondition(input.channels == conv.inChannels && output.channels == conv.outChannels
-                     && input.height == output.height && input.width == output.width, "\(conv.name): shapes")
+        precondition(
+            input.channels == conv.inChannels && output.channels == conv.outChannels
+                && input.height == output.height && input.width == output.width, "\(conv.name): shapes")
         let plan = WinogradPlan(height: input.height, width: input.width, threads: threads)
         /// What every phase needs; `transformed` and `products` are per worker (blocks) or shared (index 0).
         struct Layer {
@@ -126,11 +127,13 @@ extension ComputeContext {
 
             func run(worker: Int, item block: Int) {
                 let l = layer, rows = l.plan.rows(ofBlock: block), n = rows.count * l.plan.tilesX
-                l.context.winogradInput(l.conv, l.input, l.plan, rows: rows, channels: 0..<l.conv.inChannels,
-                                        into: l.transformed[worker], tiles: n, worker: worker)
+                l.context.winogradInput(
+                    l.conv, l.input, l.plan, rows: rows, channels: 0..<l.conv.inChannels,
+                    into: l.transformed[worker], tiles: n, worker: worker)
                 l.context.winogradProducts(l.conv, positions: 0..<36, l.transformed[worker], into: l.products[worker], tiles: n)
-                l.context.winogradOutput(l.conv, l.output, l.epilogue, l.plan, rows: rows, channels: 0..<l.conv.outChannels,
-                                         from: l.products[worker], tiles: n, worker: worker)
+                l.context.winogradOutput(
+                    l.conv, l.output, l.epilogue, l.plan, rows: rows, channels: 0..<l.conv.outChannels,
+                    from: l.products[worker], tiles: n, worker: worker)
             }
         }
         /// One phase over the whole map, split by input channels, positions or output channels.
@@ -142,13 +145,15 @@ extension ComputeContext {
                 let l = layer, all = 0..<l.plan.tilesY, n = l.plan.tilesX * l.plan.tilesY
                 switch kind {
                 case .input:
-                    l.context.winogradInput(l.conv, l.input, l.plan, rows: all, channels: range, into: l.transformed[0],
-                                            tiles: n, worker: worker)
+                    l.context.winogradInput(
+                        l.conv, l.input, l.plan, rows: all, channels: range, into: l.transformed[0],
+                        tiles: n, worker: worker)
                 case .products:
                     l.context.winogradProducts(l.conv, positions: range, l.transformed[0], into: l.products[0], tiles: n)
                 case .output:
-                    l.context.winogradOutput(l.conv, l.output, l.epilogue, l.plan, rows: all, channels: range,
-                                             from: l.products[0], tiles: n, worker: worker)
+                    l.context.winogradOutput(
+                        l.conv, l.output, l.epilogue, l.plan, rows: all, channels: range,
+                        from: l.products[0], tiles: n, worker: worker)
                 }
             }
         }
@@ -195,8 +200,9 @@ extension ComputeContext {
                     for rho in 0..<6 {
                         // Taps 0…5 of tile tx: phases 0–3 at tx, then phases 0–1 at tx + 1.
                         let p = UnsafePointer(columns + rho * row)
-                        inputTransform((p, p + phase, p + 2 * phase, p + 3 * phase, p + 1, p + phase + 1),
-                                       into: target + rho * 6 * stride, outStride: stride, count: tilesX)
+                        inputTransform(
+                            (p, p + phase, p + 2 * phase, p + 3 * phase, p + 1, p + phase + 1),
+                            into: target + rho * 6 * stride, outStride: stride, count: tilesX)
                     }
                 }
             }

@@ -31,7 +31,7 @@ final class WorkerPool {
     }
 
     /// How long a worker spins for the next job before sleeping.
-    static let spinLimit: UInt64 = 2_000_000  // ns
+    static let spinLimit: UInt64 = 2_000_000 // ns
 
     let workers: Int
     /// The cores the pool shares with other busy threads.

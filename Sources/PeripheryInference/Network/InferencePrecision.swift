@@ -23,12 +23,12 @@ public enum PrecisionError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .fileIsNot(requested, file) where requested == .int8:
+        case .fileIsNot(let requested, let file) where requested == .int8:
             "--precision \(requested): the weights file is \(file); make an INT8 file with `periphery quantize`"
-        case let .fileIsNot(requested, file):
+        case .fileIsNot(let requested, let file):
             "--precision \(requested): the weights file is \(file); run it with --precision \(file) or auto"
-        case let .unsupportedByCPU(precision, needs): "--precision \(precision) needs \(needs), which this CPU lacks"
-        case let .notImplemented(precision): "--precision \(precision) is not implemented by this runtime"
+        case .unsupportedByCPU(let precision, let needs): "--precision \(precision) needs \(needs), which this CPU lacks"
+        case .notImplemented(let precision): "--precision \(precision) is not implemented by this runtime"
         }
     }
 }

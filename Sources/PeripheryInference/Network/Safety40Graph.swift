@@ -59,7 +59,7 @@ struct Safety40Layer: Sendable {
     /// Kernel, stride and bias of a convolution; `nil` for any other operation.
     var convolution: (kernel: Int, stride: Int, bias: Bool)? {
         switch operation {
-        case let .convolution(kernel, stride, bias): (kernel, stride, bias)
+        case .convolution(let kernel, let stride, let bias): (kernel, stride, bias)
         default: nil
         }
     }
@@ -67,7 +67,7 @@ struct Safety40Layer: Sendable {
     /// Zero padding of a convolution (`kernel / 2`), 0 for any other operation.
     var padding: Int {
         switch operation {
-        case let .convolution(kernel, _, _): kernel / 2
+        case .convolution(let kernel, _, _): kernel / 2
         default: 0
         }
     }
@@ -124,7 +124,8 @@ enum Safety40Graph {
     /// The concat that `name` is written into and the first channel of its slice, if any.
     static func concatSlice(of name: String) -> (concat: Safety40Layer, channel: Int)? {
         guard let concat = readers(of: name).first(where: { $0.operation == .concat }),
-              let position = concat.inputs.firstIndex(of: name) else { return nil }
+            let position = concat.inputs.firstIndex(of: name)
+        else { return nil }
         return (concat, concat.inputs[..<position].reduce(0) { $0 + layer($1).shape.channels })
     }
 
@@ -148,32 +149,40 @@ enum Safety40Graph {
         conv("backbone.conv1", "image", bn: "backbone.bn1", 64, k: 7, s: 2, relu: true),
         maxPool("backbone.maxpool", "backbone.conv1"),
         conv("backbone.layer1.0.conv1", "backbone.maxpool", bn: "backbone.layer1.0.bn1", 64, k: 3, relu: true),
-        conv("backbone.layer1.0.conv2", "backbone.layer1.0.conv1", bn: "backbone.layer1.0.bn2", 64, k: 3, relu: true,
-             residual: "backbone.maxpool"),
+        conv(
+            "backbone.layer1.0.conv2", "backbone.layer1.0.conv1", bn: "backbone.layer1.0.bn2", 64, k: 3, relu: true,
+            residual: "backbone.maxpool"),
         conv("backbone.layer1.1.conv1", "backbone.layer1.0.conv2", bn: "backbone.layer1.1.bn1", 64, k: 3, relu: true),
-        conv("backbone.layer1.1.conv2", "backbone.layer1.1.conv1", bn: "backbone.layer1.1.bn2", 64, k: 3, relu: true,
-             residual: "backbone.layer1.0.conv2"),
+        conv(
+            "backbone.layer1.1.conv2", "backbone.layer1.1.conv1", bn: "backbone.layer1.1.bn2", 64, k: 3, relu: true,
+            residual: "backbone.layer1.0.conv2"),
         conv("backbone.layer2.0.conv1", "backbone.layer1.1.conv2", bn: "backbone.layer2.0.bn1", 128, k: 3, s: 2, relu: true),
-        conv("backbone.layer2.0.conv2", "backbone.layer2.0.conv1", bn: "backbone.layer2.0.bn2", 128, k: 3, relu: true,
-             residual: "backbone.layer2.0.downsample.0"),
+        conv(
+            "backbone.layer2.0.conv2", "backbone.layer2.0.conv1", bn: "backbone.layer2.0.bn2", 128, k: 3, relu: true,
+            residual: "backbone.layer2.0.downsample.0"),
         conv("backbone.layer2.0.downsample.0", "backbone.layer1.1.conv2", bn: "backbone.layer2.0.downsample.1", 128, k: 1, s: 2, relu: false),
         conv("backbone.layer2.1.conv1", "backbone.layer2.0.conv2", bn: "backbone.layer2.1.bn1", 128, k: 3, relu: true),
-        conv("backbone.layer2.1.conv2", "backbone.layer2.1.conv1", bn: "backbone.layer2.1.bn2", 128, k: 3, relu: true,
-             residual: "backbone.layer2.0.conv2"),
+        conv(
+            "backbone.layer2.1.conv2", "backbone.layer2.1.conv1", bn: "backbone.layer2.1.bn2", 128, k: 3, relu: true,
+            residual: "backbone.layer2.0.conv2"),
         conv("backbone.layer3.0.conv1", "backbone.layer2.1.conv2", bn: "backbone.layer3.0.bn1", 256, k: 3, s: 2, relu: true),
-        conv("backbone.layer3.0.conv2", "backbone.layer3.0.conv1", bn: "backbone.layer3.0.bn2", 256, k: 3, relu: true,
-             residual: "backbone.layer3.0.downsample.0"),
+        conv(
+            "backbone.layer3.0.conv2", "backbone.layer3.0.conv1", bn: "backbone.layer3.0.bn2", 256, k: 3, relu: true,
+            residual: "backbone.layer3.0.downsample.0"),
         conv("backbone.layer3.0.downsample.0", "backbone.layer2.1.conv2", bn: "backbone.layer3.0.downsample.1", 256, k: 1, s: 2, relu: false),
         conv("backbone.layer3.1.conv1", "backbone.layer3.0.conv2", bn: "backbone.layer3.1.bn1", 256, k: 3, relu: true),
-        conv("backbone.layer3.1.conv2", "backbone.layer3.1.conv1", bn: "backbone.layer3.1.bn2", 256, k: 3, relu: true,
-             residual: "backbone.layer3.0.conv2"),
+        conv(
+            "backbone.layer3.1.conv2", "backbone.layer3.1.conv1", bn: "backbone.layer3.1.bn2", 256, k: 3, relu: true,
+            residual: "backbone.layer3.0.conv2"),
         conv("backbone.layer4.0.conv1", "backbone.layer3.1.conv2", bn: "backbone.layer4.0.bn1", 512, k: 3, s: 2, relu: true),
-        conv("backbone.layer4.0.conv2", "backbone.layer4.0.conv1", bn: "backbone.layer4.0.bn2", 512, k: 3, relu: true,
-             residual: "backbone.layer4.0.downsample.0"),
+        conv(
+            "backbone.layer4.0.conv2", "backbone.layer4.0.conv1", bn: "backbone.layer4.0.bn2", 512, k: 3, relu: true,
+            residual: "backbone.layer4.0.downsample.0"),
         conv("backbone.layer4.0.downsample.0", "backbone.layer3.1.conv2", bn: "backbone.layer4.0.downsample.1", 512, k: 1, s: 2, relu: false),
         conv("backbone.layer4.1.conv1", "backbone.layer4.0.conv2", bn: "backbone.layer4.1.bn1", 512, k: 3, relu: true),
-        conv("backbone.layer4.1.conv2", "backbone.layer4.1.conv1", bn: "backbone.layer4.1.bn2", 512, k: 3, relu: true,
-             residual: "backbone.layer4.0.conv2"),
+        conv(
+            "backbone.layer4.1.conv2", "backbone.layer4.1.conv1", bn: "backbone.layer4.1.bn2", 512, k: 3, relu: true,
+            residual: "backbone.layer4.0.conv2"),
         // FPN (§2): laterals on C2…C5, the top-down sums (level i plus level i + 1 upsampled), outputs.
         conv("neck.lateral_convs.0.conv", "backbone.layer1.1.conv2", bn: "neck.lateral_convs.0.bn", 64, k: 1, relu: false),
         conv("neck.lateral_convs.1.conv", "backbone.layer2.1.conv2", bn: "neck.lateral_convs.1.bn", 64, k: 1, relu: false),
@@ -193,20 +202,24 @@ enum Safety40Graph {
         concat("neck.concat", ["neck.fpn_convs.0.conv", "fuse.bilinear.1", "fuse.bilinear.2", "fuse.bilinear.3"]),
         conv("neck_fuse_0", "neck.concat", bn: nil, Safety40.featureChannels, k: 3, relu: false, bias: true),
         // The gather (§4) and the BEV neck (§5): ResModule2D blocks add their input back.
-        bevGather("neck_3d.space_to_channel", "neck_fuse_0", channels: Safety40.voxelCountZ * Safety40.featureChannels,
-                  height: Safety40.voxelCountX, width: Safety40.voxelCountY),
+        bevGather(
+            "neck_3d.space_to_channel", "neck_fuse_0", channels: Safety40.voxelCountZ * Safety40.featureChannels,
+            height: Safety40.voxelCountX, width: Safety40.voxelCountY),
         conv("neck_3d.fuse", "neck_3d.space_to_channel", bn: nil, 256, k: 1, relu: false, bias: true),
         conv("neck_3d.model.0.conv0.conv", "neck_3d.fuse", bn: "neck_3d.model.0.conv0.bn", 256, k: 3, relu: true),
-        conv("neck_3d.model.0.conv1.conv", "neck_3d.model.0.conv0.conv", bn: "neck_3d.model.0.conv1.bn", 256, k: 3, relu: true,
-             residual: "neck_3d.fuse"),
+        conv(
+            "neck_3d.model.0.conv1.conv", "neck_3d.model.0.conv0.conv", bn: "neck_3d.model.0.conv1.bn", 256, k: 3, relu: true,
+            residual: "neck_3d.fuse"),
         conv("neck_3d.model.1.conv", "neck_3d.model.0.conv1.conv", bn: "neck_3d.model.1.bn", 192, k: 3, s: 2, relu: true),
         conv("neck_3d.model.2.conv0.conv", "neck_3d.model.1.conv", bn: "neck_3d.model.2.conv0.bn", 192, k: 3, relu: true),
-        conv("neck_3d.model.2.conv1.conv", "neck_3d.model.2.conv0.conv", bn: "neck_3d.model.2.conv1.bn", 192, k: 3, relu: true,
-             residual: "neck_3d.model.1.conv"),
+        conv(
+            "neck_3d.model.2.conv1.conv", "neck_3d.model.2.conv0.conv", bn: "neck_3d.model.2.conv1.bn", 192, k: 3, relu: true,
+            residual: "neck_3d.model.1.conv"),
         conv("neck_3d.model.3.conv", "neck_3d.model.2.conv1.conv", bn: "neck_3d.model.3.bn", 192, k: 3, relu: true),
         conv("neck_3d.model.4.conv0.conv", "neck_3d.model.3.conv", bn: "neck_3d.model.4.conv0.bn", 192, k: 3, relu: true),
-        conv("neck_3d.model.4.conv1.conv", "neck_3d.model.4.conv0.conv", bn: "neck_3d.model.4.conv1.bn", 192, k: 3, relu: true,
-             residual: "neck_3d.model.3.conv"),
+        conv(
+            "neck_3d.model.4.conv1.conv", "neck_3d.model.4.conv0.conv", bn: "neck_3d.model.4.conv1.bn", 192, k: 3, relu: true,
+            residual: "neck_3d.model.3.conv"),
         conv("neck_3d.model.5.conv", "neck_3d.model.4.conv1.conv", bn: "neck_3d.model.5.bn", 192, k: 3, relu: true),
         // The anchor head (§6).
         conv("bbox_head.conv_cls", "neck_3d.model.5.conv", bn: nil, anchors * Safety40.classChannels, k: 1, relu: false, bias: true),
@@ -284,7 +297,7 @@ enum Safety40Graph {
         }
         func dependencies(_ row: Safety40Layer) -> [String] {
             var names = row.inputs + (row.residual.map { [$0] } ?? [])
-            if case let .resize(like) = row.operation { names.append(like) }
+            if case .resize(let like) = row.operation { names.append(like) }
             return names
         }
         for row in rows {
@@ -313,13 +326,15 @@ enum Safety40Graph {
     private static func check(_ layers: [Safety40Layer], _ layerNamed: (String) -> Safety40Layer) {
         for layer in layers where layer.operation == .bevGather {
             let features = layerNamed(layer.inputs[0]).shape
-            precondition(features == LayerShape(channels: Safety40.featureChannels, height: Safety40.featureHeight, width: Safety40.featureWidth)
-                         && layer.shape.channels == Safety40.voxelCountZ * features.channels, "\(layer.name): not the contract's features")
+            precondition(
+                features == LayerShape(channels: Safety40.featureChannels, height: Safety40.featureHeight, width: Safety40.featureWidth)
+                    && layer.shape.channels == Safety40.voxelCountZ * features.channels, "\(layer.name): not the contract's features")
         }
         for layer in layers where layer.operation == .headOutput {
             let convolutions = layer.inputs.map(layerNamed)
-            precondition(convolutions.allSatisfy { $0.convolution?.kernel == 1 && $0.convolution?.stride == 1 && $0.inputs == convolutions[0].inputs },
-                         "\(layer.name): the output fuses 1×1 convolutions of one map")
+            precondition(
+                convolutions.allSatisfy { $0.convolution?.kernel == 1 && $0.convolution?.stride == 1 && $0.inputs == convolutions[0].inputs },
+                "\(layer.name): the output fuses 1×1 convolutions of one map")
             precondition(layer.shape.height == Safety40.headCellsX && layer.shape.width == Safety40.headCellsY, "\(layer.name): not the head grid")
         }
     }
@@ -335,7 +350,7 @@ enum Safety40Graph {
         switch row.operation {
         case .image, .bevGather:
             shape = declared
-        case let .convolution(kernel, stride, _):
+        case .convolution(let kernel, let stride, _):
             let input = inputs[0], pad = kernel / 2
             shape = sized(declared.channels, (input.height + 2 * pad - kernel) / stride + 1, (input.width + 2 * pad - kernel) / stride + 1)
         case .maxPool:
@@ -343,7 +358,7 @@ enum Safety40Graph {
         case .addUpsampled:
             precondition(inputs[1] == sized(inputs[0].channels, inputs[0].height / 2, inputs[0].width / 2), "\(name): 2× nearest sizes")
             shape = inputs[0]
-        case let .resize(like):
+        case .resize(let like):
             let target = shapeOf(like)
             shape = sized(inputs[0].channels, target.height, target.width)
         case .concat, .headOutput:

@@ -55,9 +55,10 @@ final class Safety40Int8Network: LayerProfiling {
             return border
         }
         func channels(_ shape: LayerShape) -> Int { (shape.channels + 3) / 4 * 4 }
-        let arena = ByteArena(capacity: owned.reduce(0) { bytes, layer in
-            bytes + ByteArena.bytes(height: layer.shape.height, width: layer.shape.width, channels: channels(layer.shape), border: border(layer.name))
-        })
+        let arena = ByteArena(
+            capacity: owned.reduce(0) { bytes, layer in
+                bytes + ByteArena.bytes(height: layer.shape.height, width: layer.shape.width, channels: channels(layer.shape), border: border(layer.name))
+            })
         self.arena = arena
         var tensors: [String: Int8Tensor] = [:]
         for layer in owned {
@@ -67,7 +68,7 @@ final class Safety40Int8Network: LayerProfiling {
         }
         for layer in graph.executionOrder {
             guard let slice = graph.concatSlice(of: layer.name), let whole = tensors[slice.concat.name] else { continue }
-            tensors[layer.name] = whole.channels(slice.channel ..< slice.channel + layer.shape.channels, quantization: whole.quantization)
+            tensors[layer.name] = whole.channels(slice.channel..<slice.channel + layer.shape.channels, quantization: whole.quantization)
         }
         func tensor(_ name: String) -> Int8Tensor {
             guard let t = tensors[name] else { preconditionFailure("no INT8 buffer for \(name)") }
@@ -94,8 +95,9 @@ final class Safety40Int8Network: LayerProfiling {
             case .convolution:
                 // The head's convolutions run as the output layer's one GEMM.
                 if graph.isFusedIntoOutput(layer.name) { return nil }
-                return convolution(weights.convolution(layer.name), input: layer.inputs[0], output: .quantized(tensor(layer.name)),
-                                   residual: layer.residual, relu: layer.relu, pixels: layer.shape.plane)
+                return convolution(
+                    weights.convolution(layer.name), input: layer.inputs[0], output: .quantized(tensor(layer.name)),
+                    residual: layer.residual, relu: layer.relu, pixels: layer.shape.plane)
             case .maxPool:
                 return .maxPool(tensor(layer.inputs[0]), into: tensor(layer.name), name: layer.name)
             case .addUpsampled:
@@ -115,8 +117,9 @@ final class Safety40Int8Network: LayerProfiling {
                 let fused = QuantizedConvolution(
                     name: layer.name, inChannels: first.inChannels, outChannels: headChannels, kernelSize: 1, stride: 1, padding: 0,
                     weights: parts.flatMap(\.weights), weightScales: parts.flatMap(\.weightScales), bias: parts.flatMap(\.bias))
-                return convolution(fused, input: input, output: .floats(headOutput, stride: headChannels), residual: nil, relu: false,
-                                   pixels: headPixels)
+                return convolution(
+                    fused, input: input, output: .floats(headOutput, stride: headChannels), residual: nil, relu: false,
+                    pixels: headPixels)
             }
         }
         steps = (graph.halves.backbone.compactMap(step), graph.halves.head.compactMap(step))
@@ -156,8 +159,10 @@ final class Safety40Int8Network: LayerProfiling {
             }
         }
         timed("gather") {
-            context.parallelRanges(bevInput.height * bevInput.width, Job(
-                features: featureTensor.view, output: bevInput.view, lut: lut, zero: featureTensor.quantization.zeroPoint))
+            context.parallelRanges(
+                bevInput.height * bevInput.width,
+                Job(
+                    features: featureTensor.view, output: bevInput.view, lut: lut, zero: featureTensor.quantization.zeroPoint))
         }
     }
 
@@ -180,25 +185,26 @@ final class Safety40Int8Network: LayerProfiling {
             timed("quantize.image") {
                 context.parallelRanges(imageTensor.height, Job(image: image, output: imageTensor.view, inverse: 1 / q.scale, zero: Int32(q.zeroPoint)))
             }
-        case let .convolution(conv, input, output, residual, relu, flops):
+        case .convolution(let conv, let input, let output, let residual, let relu, let flops):
             timed(conv.name, flops: flops) { context.convolve(conv, input, into: output, residual: residual, relu: relu) }
-        case let .maxPool(input, output, name):
+        case .maxPool(let input, let output, let name):
             struct Job: RangeJob {
                 let input: pq_tensor, output: pq_tensor
                 func run(worker: Int, range: Range<Int>) { pq_max_pool_3x3s2(input, output, Int32(range.lowerBound), Int32(range.upperBound)) }
             }
             timed(name) { context.parallelRanges(output.height, Job(input: input.view, output: output.view)) }
-        case let .addUpsampled(a, b, output, name):
+        case .addUpsampled(let a, let b, let output, let name):
             struct Job: RangeJob {
                 let a: Int8Tensor, b: Int8Tensor, output: Int8Tensor
                 func run(worker: Int, range: Range<Int>) {
                     let (qa, qb, qo) = (a.quantization, b.quantization, output.quantization)
-                    pq_add_upsampled2x(a.view, qa.scale, Int32(qa.zeroPoint), b.view, qb.scale, Int32(qb.zeroPoint),
-                                       output.view, 1 / qo.scale, Int32(qo.zeroPoint), Int32(range.lowerBound), Int32(range.upperBound))
+                    pq_add_upsampled2x(
+                        a.view, qa.scale, Int32(qa.zeroPoint), b.view, qb.scale, Int32(qb.zeroPoint),
+                        output.view, 1 / qo.scale, Int32(qo.zeroPoint), Int32(range.lowerBound), Int32(range.upperBound))
                 }
             }
             timed(name) { context.parallelRanges(a.height, Job(a: a, b: b, output: output)) }
-        case let .resize(input, output, taps, name):
+        case .resize(let input, let output, let taps, let name):
             struct Job: RangeJob {
                 let input: Int8Tensor, output: Int8Tensor, taps: PairedBilinearTaps
                 func run(worker: Int, range: Range<Int>) {

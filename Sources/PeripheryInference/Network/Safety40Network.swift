@@ -135,8 +135,9 @@ final class Safety40Network: LayerProfiling {
         // passes, so those never share a buffer.
         let plan = ActivationPlan(pinned: [graph.image.name, graph.gather.inputs[0], graph.output.name])
         let volumeCount = Safety40.featureChannels * Safety40.voxelCount
-        let arena = TensorArena(capacity: plan.slots.reduce(0) { $0 + $1 + alignment } + volumeCount + alignment
-            + workers * (Safety40Network.scratchPerWorker + alignment) + workers * (inputPerWorker + productsPerWorker) + 2 * alignment)
+        let arena = TensorArena(
+            capacity: plan.slots.reduce(0) { $0 + $1 + alignment } + volumeCount + alignment
+                + workers * (Safety40Network.scratchPerWorker + alignment) + workers * (inputPerWorker + productsPerWorker) + 2 * alignment)
         self.arena = arena
         let slots = plan.slots.map(arena.take)
         func tensor(_ name: String) -> Tensor {
@@ -166,8 +167,8 @@ final class Safety40Network: LayerProfiling {
                 let epilogue = Epilogue(residual: layer.residual.map(tensor), relu: layer.relu)
                 operation = .convolution(conv, input: tensor(layer.inputs[0]), output: output, epilogue: epilogue)
                 switch conv {
-                case let .direct(conv): flops = 2 * conv.outChannels * conv.reduction * output.plane
-                case let .winograd(_, winogradFlops): flops = winogradFlops
+                case .direct(let conv): flops = 2 * conv.outChannels * conv.reduction * output.plane
+                case .winograd(_, let winogradFlops): flops = winogradFlops
                 }
             case .maxPool:
                 (operation, flops) = (.maxPool(tensor(layer.inputs[0]), into: output), 0)
@@ -209,23 +210,23 @@ final class Safety40Network: LayerProfiling {
         switch step.operation {
         case .none:
             break
-        case let .convolution(.direct(conv), input, output, epilogue):
+        case .convolution(.direct(let conv), let input, let output, let epilogue):
             timed(step.name, flops: step.flops) { context.convolve(conv, input, into: output, epilogue) }
-        case let .convolution(.winograd(conv, _), input, output, epilogue):
+        case .convolution(.winograd(let conv, _), let input, let output, let epilogue):
             timed(step.name, flops: step.flops) {
                 context.convolve(conv, input, into: output, epilogue, transformed: winogradInput, products: winogradProducts)
             }
-        case let .maxPool(input, output):
+        case .maxPool(let input, let output):
             timed(step.name) { context.maxPool3x3Stride2(input, into: output) }
-        case let .addUpsampled(source, target):
+        case .addUpsampled(let source, let target):
             timed(step.name) { context.addNearestUpsampled(source, into: target) }
-        case let .resize(source, target, taps):
+        case .resize(let source, let target, let taps):
             timed(step.name) { context.resizeBilinear(source, into: target, taps: taps) }
-        case let .spaceToChannel(output):
+        case .spaceToChannel(let output):
             timed(step.name) {
                 context.spaceToChannel(volume: volume.data, channels: volume.channels, depth: output.channels / volume.channels, into: output)
             }
-        case let .head(conv, input):
+        case .head(let conv, let input):
             timed(step.name, flops: step.flops) { context.pointwiseTransposed(conv, input, into: headOutput) }
         }
         if let observer, let observed = step.observed { observer(observed.point, observed.tensor) }
@@ -256,7 +257,7 @@ private struct ActivationPlan {
         for (i, layer) in order.enumerated() { for name in reads(layer) { lastRead[name] = i } }
         var free: [Int] = [], owner: [String: Int] = [:]
         for (i, layer) in order.enumerated() where !graph.isFusedIntoOutput(layer.name) {
-            if case let (concat, channel)? = graph.concatSlice(of: layer.name) {
+            if case (let concat, let channel)? = graph.concatSlice(of: layer.name) {
                 // The concat's slot opens with its first input and lives until its last reader.
                 let slot: Int
                 if let placed = places[concat.name] {

@@ -23,8 +23,8 @@ public struct FramePixels: Sendable {
     ///
     /// - Throws: `PreprocessError` naming `width`, `height`, `rowStride` or `bytes`.
     public init(width: Int, height: Int, rowStride: Int, format: PixelFormat, bytes: [UInt8]) throws(PreprocessError) {
-        guard (1 ... ImageFile.maxSide).contains(width) else { throw .invalidSize(field: "width", value: width) }
-        guard (1 ... ImageFile.maxSide).contains(height) else { throw .invalidSize(field: "height", value: height) }
+        guard (1...ImageFile.maxSide).contains(width) else { throw .invalidSize(field: "width", value: width) }
+        guard (1...ImageFile.maxSide).contains(height) else { throw .invalidSize(field: "height", value: height) }
         guard width * height <= ImageFile.maxPixels else { throw .invalidSize(field: "width × height", value: width * height) }
         let row = width * format.bytesPerPixel
         guard rowStride >= row else { throw .rowStrideTooSmall(rowStride: rowStride, needed: row) }

@@ -37,9 +37,9 @@ package struct NetworkInputRecord: Sendable {
         let mean = ImageNormalization.mean, std = ImageNormalization.std
         let plane = Preprocessor.width * Preprocessor.height
         var pixels = [UInt8](repeating: 0, count: Preprocessor.count)
-        for c in 0 ..< 3 {
-            for y in crop.offsetY ..< crop.offsetY + crop.scaledHeight {
-                for x in crop.offsetX ..< crop.offsetX + crop.scaledWidth {
+        for c in 0..<3 {
+            for y in crop.offsetY..<crop.offsetY + crop.scaledHeight {
+                for x in crop.offsetX..<crop.offsetX + crop.scaledWidth {
                     let i = c * plane + y * Preprocessor.width + x
                     // The preprocessor maps 8-bit values through (v − mean) / std; this inverts it exactly.
                     pixels[i] = UInt8(clamping: Int((output[i] * std[c] + mean[c]).rounded()))

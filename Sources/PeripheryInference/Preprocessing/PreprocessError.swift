@@ -12,10 +12,10 @@ public enum PreprocessError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidSize(field, value):
+        case .invalidSize(let field, let value):
             "frame \(field) \(value) is outside 1 ... \(ImageFile.maxSide) (at most \(ImageFile.maxPixels) pixels)"
-        case let .rowStrideTooSmall(rowStride, needed): "frame rowStride \(rowStride) is below one row, \(needed) bytes"
-        case let .bufferTooSmall(count, needed): "frame bytes hold \(count) bytes, the size and rowStride need \(needed)"
+        case .rowStrideTooSmall(let rowStride, let needed): "frame rowStride \(rowStride) is below one row, \(needed) bytes"
+        case .bufferTooSmall(let count, let needed): "frame bytes hold \(count) bytes, the size and rowStride need \(needed)"
         }
     }
 }

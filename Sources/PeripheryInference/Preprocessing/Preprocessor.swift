@@ -62,8 +62,8 @@ public final class Preprocessor {
         storage.initialize(repeating: 0, count: Preprocessor.count)
         lookup = .allocate(capacity: 3 * 256)
         let mean = ImageNormalization.mean, std = ImageNormalization.std
-        for c in 0 ..< 3 {
-            for v in 0 ..< 256 { (lookup + c * 256 + v).initialize(to: (Float(v) - mean[c]) / std[c]) }
+        for c in 0..<3 {
+            for v in 0..<256 { (lookup + c * 256 + v).initialize(to: (Float(v) - mean[c]) / std[c]) }
         }
     }
 
@@ -114,8 +114,10 @@ public final class Preprocessor {
 
     /// The plan for this crop's geometry, built when it changes.
     private func plan(for crop: FocalMatchedCrop) -> ResamplePlan {
-        if let plan, plan.matches(
-            cropWidth: crop.width, cropHeight: crop.height, outWidth: crop.scaledWidth, outHeight: crop.scaledHeight) {
+        if let plan,
+            plan.matches(
+                cropWidth: crop.width, cropHeight: crop.height, outWidth: crop.scaledWidth, outHeight: crop.scaledHeight)
+        {
             return plan
         }
         let plan = ResamplePlan(

@@ -82,13 +82,13 @@ final class ResamplePlan {
             weights.initialize(repeating: .zero, count: outputs * stride)
             start = .allocate(capacity: outputs)
             start.initialize(repeating: SIMD4(repeating: ResampleTaps.bias), count: outputs)
-            for i in 0 ..< taps.outSize {
+            for i in 0..<taps.outSize {
                 first[i] = taps.first[i] - origin
                 count[i] = taps.count[i]
                 var high: Int32 = 0
-                for k in 0 ..< taps.count[i] {
+                for k in 0..<taps.count[i] {
                     let w = taps.weights[i * stride + k], a = w >> 15
-                    precondition((-256 ..< 256).contains(a), "resample weight \(w) is beyond ±2²³")
+                    precondition((-256..<256).contains(a), "resample weight \(w) is beyond ±2²³")
                     weights[i * stride + k] = SIMD4(repeating: (w & 0x7FFF) | (a << 23))
                     high &+= a
                 }
@@ -124,11 +124,11 @@ final class ResamplePlan {
         windowLow = .allocate(capacity: outHeight)
         windowHigh = .allocate(capacity: outHeight)
         var low = rows.upperBound, high = rows.lowerBound
-        for y in (0 ..< outHeight).reversed() {
+        for y in (0..<outHeight).reversed() {
             if v.count[y] > 0 { low = min(low, v.first[y]) }
             (windowLow + y).initialize(to: low)
         }
-        for y in 0 ..< outHeight {
+        for y in 0..<outHeight {
             if v.count[y] > 0 { high = max(high, v.first[y] + v.count[y]) }
             (windowHigh + y).initialize(to: high)
         }
@@ -136,7 +136,7 @@ final class ResamplePlan {
         // overwrites rows a full ring below it: none of them is in the window (of at most
         // `high − low` rows) as long as the ring holds that many rows plus one block.
         var window = 0
-        for y in 0 ..< outHeight { window = max(window, windowHigh[y] - windowLow[y]) }
+        for y in 0..<outHeight { window = max(window, windowHigh[y] - windowLow[y]) }
         ringRows = window + ResamplePlan.blockRows
 
         // Sized for four bytes per pixel (BGRA), so that one plan serves both formats.
@@ -254,9 +254,10 @@ final class ResamplePlan {
         let planeVectors = paddedWidth / 4
         let targets = (
             ringRow(ring, top), ringRow(ring, top + 1), ringRow(ring, top + 2), ringRow(ring, top + 3),
-            ringRow(ring, top + 4), ringRow(ring, top + 5), ringRow(ring, top + 6), ringRow(ring, top + 7))
-        for group in 0 ..< planeVectors {
-            for lane in 0 ..< 4 {
+            ringRow(ring, top + 4), ringRow(ring, top + 5), ringRow(ring, top + 6), ringRow(ring, top + 7)
+        )
+        for group in 0..<planeVectors {
+            for lane in 0..<4 {
                 let x = group * 4 + lane
                 let n = horizontal.count[x], weights = horizontal.weights + x * horizontal.stride
                 let pixels = block + horizontal.first[x] * bpp * 2
@@ -264,7 +265,7 @@ final class ResamplePlan {
                 var r0 = start, r1 = start, g0 = start, g1 = start, b0 = start, b1 = start
                 // Pointers stepped rather than indexed: no overflow checks in the hottest loop.
                 var p = pixels, weight = weights
-                for _ in 0 ..< n {
+                for _ in 0..<n {
                     let w = weight.pointee
                     r0 &+= multiplyAdd(p[2 * red], w)
                     r1 &+= multiplyAdd(p[2 * red + 1], w)
@@ -283,7 +284,7 @@ final class ResamplePlan {
                 tile[20 + lane] = packedResult(b1)
             }
             // Lanes are rows in the tile and columns in the ring.
-            for c in 0 ..< 3 {
+            for c in 0..<3 {
                 let offset = c * planeVectors + group
                 let upper = transposed(tile + c * 8), lower = transposed(tile + c * 8 + 4)
                 targets.0[offset] = upper.0
@@ -301,7 +302,8 @@ final class ResamplePlan {
     /// The eight frame rows of a block.
     private typealias Lines = (
         UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>,
-        UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>)
+        UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>
+    )
 
     /// Packs the bytes of the read crop columns of eight rows into `block`: for the t-th byte from
     /// the first read column, `block[2t]` holds rows 0–3 and `block[2t + 1]` rows 4–7, as the
@@ -327,11 +329,11 @@ final class ResamplePlan {
         func edge(_ range: Range<Int>) {
             for i in range {
                 let column = min(max(frame.cropX + i, 0), frame.width - 1) * bpp
-                for c in 0 ..< bpp { scalar((i - columns.lowerBound) * bpp + c, column + c) }
+                for c in 0..<bpp { scalar((i - columns.lowerBound) * bpp + c, column + c) }
             }
         }
-        edge(columns.lowerBound ..< low)
-        edge(high ..< columns.upperBound)
+        edge(columns.lowerBound..<low)
+        edge(high..<columns.upperBound)
         let origin = (frame.cropX + columns.lowerBound) * bpp
         var t = (low - columns.lowerBound) * bpp
         let end = (high - columns.lowerBound) * bpp
@@ -363,15 +365,15 @@ final class ResamplePlan {
     private func verticalRow(_ y: Int, worker: Int, ring: UnsafeMutablePointer<SIMD4<Int32>>, job: Bands) {
         let n = vertical.count[y], first = vertical.first[y], weights = vertical.weights + y * vertical.stride
         let taps = tapRows + worker * vertical.stride
-        for k in 0 ..< n { taps[k] = ringRow(ring, first + k) }
+        for k in 0..<n { taps[k] = ringRow(ring, first + k) }
         let start = vertical.start[y]
         let planeVectors = paddedWidth / 4
-        for c in 0 ..< 3 {
+        for c in 0..<3 {
             let out = job.destination + c * job.plane + y * job.rowPitch, table = job.lookup + c * 256
             for group in stride(from: 0, to: planeVectors, by: 8) {
                 var s0 = start, s1 = start, s2 = start, s3 = start, s4 = start, s5 = start, s6 = start, s7 = start
                 let offset = c * planeVectors + group
-                for k in 0 ..< n {
+                for k in 0..<n {
                     let w = weights[k], line = taps[k] + offset
                     s0 &+= multiplyAdd(line[0], w)
                     s1 &+= multiplyAdd(line[1], w)
@@ -406,7 +408,7 @@ final class ResamplePlan {
             out[x + 2] = table[Int(v[2])]
             out[x + 3] = table[Int(v[3])]
         } else {
-            for lane in 0 ..< max(0, outWidth - x) { out[x + lane] = table[Int(v[lane])] }
+            for lane in 0..<max(0, outWidth - x) { out[x + lane] = table[Int(v[lane])] }
         }
     }
 }
@@ -467,24 +469,30 @@ private func load(_ base: UnsafePointer<UInt8>, _ offset: Int) -> SIMD16<UInt8> 
 /// The bytes of `a` and `b` interleaved: the first eight of each (`low`), the last eight (`high`).
 @inline(__always)
 private func zip8(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> (low: SIMD16<UInt8>, high: SIMD16<UInt8>) {
-    (SIMD16(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3], a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7]),
-     SIMD16(a[8], b[8], a[9], b[9], a[10], b[10], a[11], b[11], a[12], b[12], a[13], b[13], a[14], b[14], a[15], b[15]))
+    (
+        SIMD16(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3], a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7]),
+        SIMD16(a[8], b[8], a[9], b[9], a[10], b[10], a[11], b[11], a[12], b[12], a[13], b[13], a[14], b[14], a[15], b[15])
+    )
 }
 
 /// `zip8` of 2-byte units.
 @inline(__always)
 private func zip16(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> (low: SIMD16<UInt8>, high: SIMD16<UInt8>) {
     let x = unsafeBitCast(a, to: SIMD8<UInt16>.self), y = unsafeBitCast(b, to: SIMD8<UInt16>.self)
-    return (unsafeBitCast(SIMD8(x[0], y[0], x[1], y[1], x[2], y[2], x[3], y[3]), to: SIMD16<UInt8>.self),
-            unsafeBitCast(SIMD8(x[4], y[4], x[5], y[5], x[6], y[6], x[7], y[7]), to: SIMD16<UInt8>.self))
+    return (
+        unsafeBitCast(SIMD8(x[0], y[0], x[1], y[1], x[2], y[2], x[3], y[3]), to: SIMD16<UInt8>.self),
+        unsafeBitCast(SIMD8(x[4], y[4], x[5], y[5], x[6], y[6], x[7], y[7]), to: SIMD16<UInt8>.self)
+    )
 }
 
 /// `zip8` of 4-byte units.
 @inline(__always)
 private func zip32(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> (low: SIMD16<UInt8>, high: SIMD16<UInt8>) {
     let x = unsafeBitCast(a, to: SIMD4<UInt32>.self), y = unsafeBitCast(b, to: SIMD4<UInt32>.self)
-    return (unsafeBitCast(SIMD4(x[0], y[0], x[1], y[1]), to: SIMD16<UInt8>.self),
-            unsafeBitCast(SIMD4(x[2], y[2], x[3], y[3]), to: SIMD16<UInt8>.self))
+    return (
+        unsafeBitCast(SIMD4(x[0], y[0], x[1], y[1]), to: SIMD16<UInt8>.self),
+        unsafeBitCast(SIMD4(x[2], y[2], x[3], y[3]), to: SIMD16<UInt8>.self)
+    )
 }
 
 /// Expands two bytes' eight rows each (`v`: bytes 0–7 one byte's rows, 8–15 the next's) into

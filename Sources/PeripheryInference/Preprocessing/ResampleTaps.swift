@@ -62,17 +62,17 @@ struct ResampleTaps {
         var weights = [Int32](repeating: 0, count: outSize * stride)
         var real = [Double](repeating: 0, count: stride)
         let one = Double(1 << ResampleTaps.precisionBits)
-        for i in 0 ..< outSize {
+        for i in 0..<outSize {
             let center = (Double(i) + 0.5) * scale
             let low = max(Int(center - support + 0.5), 0)
             let n = min(Int(center + support + 0.5), inSize) - low
             var sum = 0.0
-            for k in 0 ..< n {
+            for k in 0..<n {
                 real[k] = ResampleTaps.lanczos((Double(k + low) - center + 0.5) * inverse)
                 sum += real[k]
             }
             var fixed = [Int32](repeating: 0, count: n)
-            for k in 0 ..< n {
+            for k in 0..<n {
                 let w = sum != 0 ? real[k] / sum : real[k]
                 fixed[k] = Int32(w < 0 ? -0.5 + w * one : 0.5 + w * one)
             }
@@ -80,7 +80,7 @@ struct ResampleTaps {
             let last = fixed.lastIndex { $0 != 0 } ?? (n - 1)
             first[i] = low + lead
             count[i] = max(0, last - lead + 1)
-            for k in 0 ..< count[i] { weights[i * stride + k] = fixed[lead + k] }
+            for k in 0..<count[i] { weights[i * stride + k] = fixed[lead + k] }
         }
         self.stride = stride
         self.first = first
@@ -92,6 +92,6 @@ struct ResampleTaps {
     var span: Range<Int> {
         let low = first.min() ?? 0
         let high = zip(first, count).map { $0 + $1 }.max() ?? 0
-        return low ..< max(low, high)
+        return low..<max(low, high)
     }
 }

@@ -64,7 +64,8 @@ package final class Safety40Quantizer {
     }
 
     /// How the file was quantized, in its metadata.
-    static let method = "int8 weights symmetric per output channel (max |w| -> 127); uint8 activations per tensor, "
+    static let method =
+        "int8 weights symmetric per output channel (max |w| -> 127); uint8 activations per tensor, "
         + "range of least squared error over the calibration frames (histogram of 2048 bins, ranges alpha*[min, max], alpha 1..0.2)"
 
     /// Runs the FP32 network on frame `index`, handing every point's values to `observe`.

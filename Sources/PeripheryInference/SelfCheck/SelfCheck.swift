@@ -88,7 +88,8 @@ package enum SelfCheck {
             if lut.visibility[i] != v.lut.visibility[i] { visibilityMismatches += 1 }
             if v.lut.visibility[i] != 0 && lut.indices[i] != v.lut.indices[i] { indexMismatches += 1 }
         }
-        let passed = lut.count == v.lut.count && visibilityMismatches == 0 && indexMismatches == 0
+        let passed =
+            lut.count == v.lut.count && visibilityMismatches == 0 && indexMismatches == 0
             && lut.visibleCount == v.visibleVoxels
         return SelfCheckResult(
             number: 5, name: "projection LUT", passed: passed,
@@ -144,7 +145,8 @@ package enum SelfCheck {
         let rollMove = difference(
             rolled.sourceVanishingPoint(SIMD3(1, 0.3, 0)), rolled.sourceVanishingPoint(SIMD3(1, -0.3, 0)), axis: 1)
 
-        let passed = collapse < geometryTolerance && orthonormality < 1e-12 && determinant < 1e-12
+        let passed =
+            collapse < geometryTolerance && orthonormality < 1e-12 && determinant < 1e-12
             && pitchMove > 1 && yawMove > 1 && rollMove > 1
         return SelfCheckResult(
             number: 7, name: "mount axes", passed: passed,

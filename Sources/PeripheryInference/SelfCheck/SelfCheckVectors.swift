@@ -137,7 +137,10 @@ package struct SelfCheckVectors: Sendable {
         // swift-format-ignore: AlwaysUseLowerCamelCase
         struct Counts: Decodable { var visible_voxels: Int }
         // swift-format-ignore: AlwaysUseLowerCamelCase
-        struct Decode: Decodable { var threshold: Double; var nms_radius: Double }
+        struct Decode: Decodable {
+            var threshold: Double
+            var nms_radius: Double
+        }
         var calibration: Calibration
         var crop: Crop
         var projection: [[Double]]
@@ -157,7 +160,7 @@ package enum SelfCheckError: Error, CustomStringConvertible {
     package var description: String {
         switch self {
         case .vectorsNotFound: "conformance vectors not found next to the executable or in the source tree; pass --vectors DIR"
-        case let .invalidVectors(file, reason): "\(file): \(reason)"
+        case .invalidVectors(let file, let reason): "\(file): \(reason)"
         }
     }
 }

@@ -39,8 +39,10 @@ public final class CompositeOutput: PerceptionOutput {
     public func write(_ processed: ProcessedFrame) throws {
         let calibration = processed.result.calibration
         let image = processed.frame.image
-        let size = size ?? Composite.pictureSize(
-            frameWidth: image.width, frameHeight: image.height, height: CompositeOutput.pictureHeight, hasCaption: caption != nil)
+        let size =
+            size
+            ?? Composite.pictureSize(
+                frameWidth: image.width, frameHeight: image.height, height: CompositeOutput.pictureHeight, hasCaption: caption != nil)
         self.size = size
         let picture = Composite(overlay: CameraOverlay(calibration: calibration), world: WorldView(networkFocal: calibration.crop.achievedFocal))
             .render(

@@ -168,9 +168,10 @@ public final class PerceptionSession {
     private func process(_ frame: SourceFrame, ego: EgoDelta?) throws(PerceptionSessionError) -> PerceptionResult {
         guard let intrinsics = frame.intrinsics ?? setup?.intrinsics else { throw .noIntrinsics(frame: frame.name) }
         do {
-            return try engine.process(PerceptionFrame(
-                pixels: try FramePixels(frame.image), timestamp: frame.timestamp, intrinsics: intrinsics,
-                pose: setup?.pose ?? .fallback, ego: ego, motion: frame.motion))
+            return try engine.process(
+                PerceptionFrame(
+                    pixels: try FramePixels(frame.image), timestamp: frame.timestamp, intrinsics: intrinsics,
+                    pose: setup?.pose ?? .fallback, ego: ego, motion: frame.motion))
         } catch {
             throw .frame(name: frame.name, underlying: error)
         }
@@ -178,7 +179,7 @@ public final class PerceptionSession {
 
     private func ending(of failure: PerceptionSessionError?) -> RunSummary.Ending {
         switch failure {
-        case let .input(_, underlying)?:
+        case .input(_, let underlying)?:
             if case VideoError.timedOut = underlying { return .timeout }
             return .inputFailed
         case .some:

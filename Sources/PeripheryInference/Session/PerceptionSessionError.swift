@@ -14,10 +14,10 @@ public enum PerceptionSessionError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .input(_, underlying): "\(underlying)"
-        case let .noIntrinsics(frame): "\(frame): no intrinsics in frames.csv and no calibration"
-        case let .frame(name, underlying): "\(name): \(underlying)"
-        case let .output(underlying): "\(underlying)"
+        case .input(_, let underlying): "\(underlying)"
+        case .noIntrinsics(let frame): "\(frame): no intrinsics in frames.csv and no calibration"
+        case .frame(let name, let underlying): "\(name): \(underlying)"
+        case .output(let underlying): "\(underlying)"
         }
     }
 }

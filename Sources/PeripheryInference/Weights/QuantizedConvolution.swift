@@ -21,7 +21,7 @@ struct QuantizedConvolution: Sendable {
         var weights = [Int8](repeating: 0, count: conv.weights.count)
         var scales = [Float](repeating: 1, count: conv.outChannels)
         for co in 0..<conv.outChannels {
-            let range = co * perChannel ..< (co + 1) * perChannel
+            let range = co * perChannel..<(co + 1) * perChannel
             let largest = conv.weights[range].reduce(0) { max($0, abs($1)) }
             guard largest > 0 else { continue }
             scales[co] = largest / 127
@@ -32,8 +32,10 @@ struct QuantizedConvolution: Sendable {
             stride: conv.stride, padding: conv.padding, weights: weights, weightScales: scales, bias: conv.bias)
     }
 
-    init(name: String, inChannels: Int, outChannels: Int, kernelSize: Int, stride: Int, padding: Int,
-         weights: [Int8], weightScales: [Float], bias: [Float]) {
+    init(
+        name: String, inChannels: Int, outChannels: Int, kernelSize: Int, stride: Int, padding: Int,
+        weights: [Int8], weightScales: [Float], bias: [Float]
+    ) {
         self.name = name
         self.inChannels = inChannels
         self.outChannels = outChannels

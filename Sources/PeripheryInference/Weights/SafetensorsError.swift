@@ -37,24 +37,24 @@ public enum SafetensorsError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(reason): "cannot read: \(reason)"
-        case let .truncated(needed, actual): "file is truncated: needs \(needed) bytes, has \(actual)"
-        case let .headerTooLarge(length, limit): "header length \(length) exceeds the limit of \(limit) bytes"
-        case let .invalidHeader(reason): "invalid header: \(reason)"
-        case let .invalidMetadata(reason): "invalid __metadata__: \(reason)"
-        case let .invalidEntry(tensor, reason): "tensor '\(tensor)': \(reason)"
-        case let .sizeMismatch(tensor, expected, actual):
+        case .unreadable(let reason): "cannot read: \(reason)"
+        case .truncated(let needed, let actual): "file is truncated: needs \(needed) bytes, has \(actual)"
+        case .headerTooLarge(let length, let limit): "header length \(length) exceeds the limit of \(limit) bytes"
+        case .invalidHeader(let reason): "invalid header: \(reason)"
+        case .invalidMetadata(let reason): "invalid __metadata__: \(reason)"
+        case .invalidEntry(let tensor, let reason): "tensor '\(tensor)': \(reason)"
+        case .sizeMismatch(let tensor, let expected, let actual):
             "tensor '\(tensor)': data_offsets span \(actual) bytes, its dtype and shape need \(expected)"
-        case let .offsetsDoNotTile(tensor, expected, actual):
+        case .offsetsDoNotTile(let tensor, let expected, let actual):
             "tensor '\(tensor)': data starts at byte \(actual), expected \(expected) (tensors must tile the buffer)"
-        case let .trailingBytes(count): "\(count) bytes after the last tensor"
-        case let .missingTensor(name): "missing tensor '\(name)'"
-        case let .unsupportedDtype(tensor, dtype): "tensor '\(tensor)': unsupported dtype \(dtype)"
-        case let .wrongShape(tensor, expected, actual): "tensor '\(tensor)': shape \(actual), expected \(expected)"
-        case let .unexpectedTensor(name): "unexpected tensor '\(name)'"
-        case let .wrongDtype(tensor, expected, actual): "tensor '\(tensor)': dtype \(actual), expected \(expected)"
-        case let .invalidValue(tensor, reason): "tensor '\(tensor)': \(reason)"
-        case let .inFile(path, error): "\(path): \(error)"
+        case .trailingBytes(let count): "\(count) bytes after the last tensor"
+        case .missingTensor(let name): "missing tensor '\(name)'"
+        case .unsupportedDtype(let tensor, let dtype): "tensor '\(tensor)': unsupported dtype \(dtype)"
+        case .wrongShape(let tensor, let expected, let actual): "tensor '\(tensor)': shape \(actual), expected \(expected)"
+        case .unexpectedTensor(let name): "unexpected tensor '\(name)'"
+        case .wrongDtype(let tensor, let expected, let actual): "tensor '\(tensor)': dtype \(actual), expected \(expected)"
+        case .invalidValue(let tensor, let reason): "tensor '\(tensor)': \(reason)"
+        case .inFile(let path, let error): "\(path): \(error)"
         }
     }
 }

@@ -75,7 +75,7 @@ public struct SafetensorsFile: Sendable {
         }
         let start = 8 + Int(headerLength)
         guard data.count >= start else { throw .truncated(needed: start, actual: data.count) }
-        let header = data.subdata(in: data.startIndex + 8 ..< data.startIndex + start)
+        let header = data.subdata(in: data.startIndex + 8..<data.startIndex + start)
         guard String(data: header, encoding: .utf8) != nil else { throw .invalidHeader(reason: "not UTF-8") }
         let root: [String: Any]
         do {
@@ -131,7 +131,7 @@ public struct SafetensorsFile: Sendable {
             return n
         }
         guard let offsets = object["data_offsets"] as? [Any], offsets.count == 2,
-              let begin = exactInteger(offsets[0]), let end = exactInteger(offsets[1]), begin >= 0, end >= begin
+            let begin = exactInteger(offsets[0]), let end = exactInteger(offsets[1]), begin >= 0, end >= begin
         else {
             throw .invalidEntry(tensor: name, reason: "data_offsets must be [begin, end] with 0 ≤ begin ≤ end")
         }
@@ -160,7 +160,7 @@ public struct SafetensorsFile: Sendable {
         guard let info = tensors[name] else { throw .missingTensor(name) }
         let count = info.elementCount
         let base = data.startIndex + dataStart + info.byteRange.lowerBound
-        let bytes = data[base ..< base + info.byteRange.count]
+        let bytes = data[base..<base + info.byteRange.count]
         let convert: (UnsafeRawBufferPointer, Int) -> Float
         switch info.dtype {
         case .f32:
@@ -188,6 +188,6 @@ public struct SafetensorsFile: Sendable {
         guard let info = tensors[name] else { throw .missingTensor(name) }
         guard info.dtype == dtype else { throw .wrongDtype(tensor: name, expected: dtype.rawValue, actual: info.dtype.rawValue) }
         let base = data.startIndex + dataStart + info.byteRange.lowerBound
-        return [UInt8](data[base ..< base + info.byteRange.count])
+        return [UInt8](data[base..<base + info.byteRange.count])
     }
 }

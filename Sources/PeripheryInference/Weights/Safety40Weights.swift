@@ -58,13 +58,14 @@ public struct Safety40Weights: Sendable {
             let k = spec.kernelSize, cout = spec.outChannels
             var weights = try take(spec.conv + ".weight", shape: [cout, spec.inChannels, k, k])
             let folded = spec.batchNorm.map { bn in !file.tensors.keys.contains { $0.hasPrefix(bn + ".") } } ?? true
-            var bias = folded || spec.hasBias
+            var bias =
+                folded || spec.hasBias
                 ? try take(spec.conv + ".bias", shape: [cout])
                 : [Float](repeating: 0, count: cout)
             if let bn = spec.batchNorm, !folded {
                 let gamma = try take(bn + ".weight", shape: [cout]), beta = try take(bn + ".bias", shape: [cout])
                 let mean = try take(bn + ".running_mean", shape: [cout]), variance = try take(bn + ".running_var", shape: [cout])
-                parameters -= 2 * cout  // running statistics are buffers, not parameters
+                parameters -= 2 * cout // running statistics are buffers, not parameters
                 remaining.remove(bn + ".num_batches_tracked")
                 Safety40Weights.foldBatchNorm(
                     weights: &weights, bias: &bias, gamma: gamma, beta: beta, mean: mean, variance: variance)
@@ -86,7 +87,7 @@ public struct Safety40Weights: Sendable {
         let perChannel = weights.count / gamma.count
         for c in gamma.indices {
             let scale = Double(gamma[c]) / (Double(variance[c]) + batchNormEpsilon).squareRoot()
-            for i in (c * perChannel) ..< ((c + 1) * perChannel) { weights[i] = Float(Double(weights[i]) * scale) }
+            for i in (c * perChannel)..<((c + 1) * perChannel) { weights[i] = Float(Double(weights[i]) * scale) }
             bias[c] = Float((Double(bias[c]) - Double(mean[c])) * scale + Double(beta[c]))
         }
     }

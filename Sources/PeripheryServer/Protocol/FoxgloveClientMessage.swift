@@ -45,19 +45,21 @@ public enum FoxgloveClientMessage: Sendable, Equatable {
         case "subscribe":
             guard let list = object["subscriptions"] as? [Any] else { throw .malformed(operation, "no `subscriptions` list") }
             guard list.count <= Self.listLimit else { throw .malformed(operation, "more than \(Self.listLimit) subscriptions") }
-            self = .subscribe(try list.map { (entry: Any) throws(FoxgloveClientMessageError) -> Subscription in
-                guard let fields = entry as? [String: Any], let id = Self.identifier(fields["id"]),
-                      let channel = Self.identifier(fields["channelId"])
-                else { throw .malformed(operation, "a subscription needs integer `id` and `channelId` in 0...\(UInt32.max)") }
-                return Subscription(id: id, channelId: channel)
-            })
+            self = .subscribe(
+                try list.map { (entry: Any) throws(FoxgloveClientMessageError) -> Subscription in
+                    guard let fields = entry as? [String: Any], let id = Self.identifier(fields["id"]),
+                        let channel = Self.identifier(fields["channelId"])
+                    else { throw .malformed(operation, "a subscription needs integer `id` and `channelId` in 0...\(UInt32.max)") }
+                    return Subscription(id: id, channelId: channel)
+                })
         case "unsubscribe":
             guard let list = object["subscriptionIds"] as? [Any] else { throw .malformed(operation, "no `subscriptionIds` list") }
             guard list.count <= Self.listLimit else { throw .malformed(operation, "more than \(Self.listLimit) ids") }
-            self = .unsubscribe(try list.map { (entry: Any) throws(FoxgloveClientMessageError) -> UInt32 in
-                guard let id = Self.identifier(entry) else { throw .malformed(operation, "ids must be integers in 0...\(UInt32.max)") }
-                return id
-            })
+            self = .unsubscribe(
+                try list.map { (entry: Any) throws(FoxgloveClientMessageError) -> UInt32 in
+                    guard let id = Self.identifier(entry) else { throw .malformed(operation, "ids must be integers in 0...\(UInt32.max)") }
+                    return id
+                })
         case let other where Self.refusedOperations.contains(other):
             self = .unsupported(operation: other)
         default:
@@ -92,12 +94,12 @@ public enum FoxgloveClientMessageError: Error, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case let .binary(opcode): "binary message (opcode \(opcode.map(String.init) ?? "none")): this server is read-only"
+        case .binary(let opcode): "binary message (opcode \(opcode.map(String.init) ?? "none")): this server is read-only"
         case .notJSON: "the message is not JSON"
         case .notAnObject: "the message is not a JSON object"
         case .missingOperation: "the message has no \"op\""
-        case let .unknownOperation(op): "unknown operation \"\(op)\""
-        case let .malformed(op, why): "\(op): \(why)"
+        case .unknownOperation(let op): "unknown operation \"\(op)\""
+        case .malformed(let op, let why): "\(op): \(why)"
         }
     }
 }

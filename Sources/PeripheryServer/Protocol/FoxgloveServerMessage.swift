@@ -6,8 +6,10 @@ import PeripheryIO
 enum FoxgloveServerMessage {
     /// `serverInfo`: a read-only server (no capabilities), with `metadata` (the weights) and a session id.
     static func serverInfo(metadata: [String: String], sessionId: String) -> Data {
-        json(["op": "serverInfo", "name": "periphery", "capabilities": [String](), "supportedEncodings": [String](), "metadata": metadata,
-              "sessionId": sessionId])
+        json([
+            "op": "serverInfo", "name": "periphery", "capabilities": [String](), "supportedEncodings": [String](), "metadata": metadata,
+            "sessionId": sessionId,
+        ])
     }
 
     /// `advertise`: every channel of a run, its id the topic's place in `FoxgloveTopic.allCases` plus one.

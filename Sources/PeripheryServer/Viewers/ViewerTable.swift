@@ -44,7 +44,7 @@ final class ViewerTable: @unchecked Sendable {
             guard var viewer = viewers[client] else { return [] }
             var problems: [String] = []
             switch message {
-            case let .subscribe(list):
+            case .subscribe(let list):
                 for subscription in list {
                     if FoxgloveServerMessage.topic(ofChannel: subscription.channelId) == nil {
                         problems.append("subscribe: no channel \(subscription.channelId)")
@@ -56,7 +56,7 @@ final class ViewerTable: @unchecked Sendable {
                         viewer.subscriptions[subscription.channelId] = subscription.id
                     }
                 }
-            case let .unsubscribe(ids):
+            case .unsubscribe(let ids):
                 for id in ids {
                     if let channel = viewer.subscriptions.first(where: { $0.value == id })?.key {
                         viewer.subscriptions[channel] = nil
@@ -64,7 +64,7 @@ final class ViewerTable: @unchecked Sendable {
                         problems.append("unsubscribe: no subscription \(id)")
                     }
                 }
-            case let .unsupported(operation):
+            case .unsupported(let operation):
                 problems.append("\(operation) is not supported: this server is read-only")
             }
             viewers[client] = viewer

@@ -20,7 +20,8 @@ public struct CalibrationFrames {
     public init(directory: String, calibration: String?) throws {
         let dataset = SyntheticDataset(path: directory)
         if FileManager.default.fileExists(atPath: directory + "/calibration"),
-           let indices = try? dataset.indices(), !indices.isEmpty {
+            let indices = try? dataset.indices(), !indices.isEmpty
+        {
             source = .dataset(dataset, indices)
             return
         }
@@ -44,8 +45,8 @@ public struct CalibrationFrames {
     /// Number of frames.
     public var count: Int {
         switch source {
-        case let .dataset(_, indices): indices.count
-        case let .drive(drive, _): drive.frames.count
+        case .dataset(_, let indices): indices.count
+        case .drive(let drive, _): drive.frames.count
         }
     }
 
@@ -59,18 +60,18 @@ public struct CalibrationFrames {
     /// The frame at `position` for messages.
     public func name(_ position: Int) -> String {
         switch source {
-        case let .dataset(dataset, indices): String(format: "%@ frame %06d", dataset.path, indices[position])
-        case let .drive(drive, _): drive.frames[position].path
+        case .dataset(let dataset, let indices): String(format: "%@ frame %06d", dataset.path, indices[position])
+        case .drive(let drive, _): drive.frames[position].path
         }
     }
 
     /// The frame at `position` and its camera.
     public func read(_ position: Int) throws -> (RGBImage, CameraSetup) {
         switch source {
-        case let .dataset(dataset, indices):
+        case .dataset(let dataset, let indices):
             let (image, setup, _) = try dataset.read(index: indices[position])
             return (image, setup)
-        case let .drive(drive, setup):
+        case .drive(let drive, let setup):
             let entry = drive.frames[position]
             var frameSetup = setup
             if let intrinsics = entry.intrinsics { frameSetup.intrinsics = intrinsics }

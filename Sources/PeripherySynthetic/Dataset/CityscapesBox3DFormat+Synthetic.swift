@@ -11,9 +11,11 @@ extension CityscapesBox3DFormat {
     /// The files of frame `index` of `dataset`: image, camera and boxes.
     static func files(_ dataset: SyntheticDataset, _ index: Int) -> (image: String, camera: String, boxes: String) {
         let stem = String(format: "synthetic_000000_%06d", index)
-        return ("\(dataset.path)/leftImg8bit/train/synthetic/\(stem)_leftImg8bit.png",
-                "\(dataset.path)/camera/train/synthetic/\(stem)_camera.json",
-                "\(dataset.path)/gtBbox3d/train/synthetic/\(stem)_gtBbox3d.json")
+        return (
+            "\(dataset.path)/leftImg8bit/train/synthetic/\(stem)_leftImg8bit.png",
+            "\(dataset.path)/camera/train/synthetic/\(stem)_camera.json",
+            "\(dataset.path)/gtBbox3d/train/synthetic/\(stem)_gtBbox3d.json"
+        )
     }
 
     /// Writes one frame in the Cityscapes 3D layout under `dataset.path` (the image a hard link to
@@ -39,9 +41,10 @@ extension CityscapesBox3DFormat {
         let frame = SIMD4(0, 0, Double(k.width - 1), Double(k.height - 1))
         let objects: [[String: Any]] = labels.enumerated().map { i, label in
             let b = label.box.box
-            var rect = calibration.projectedRectangle(b).map { r in
-                SIMD4(max(r.x, frame.x), max(r.y, frame.y), min(r.z, frame.z), min(r.w, frame.w))
-            } ?? .zero
+            var rect =
+                calibration.projectedRectangle(b).map { r in
+                    SIMD4(max(r.x, frame.x), max(r.y, frame.y), min(r.z, frame.z), min(r.w, frame.w))
+                } ?? .zero
             if !(rect.x <= rect.z && rect.y <= rect.w) { rect = .zero }
             let xywh = [rect.x, rect.y, rect.z - rect.x, rect.w - rect.y]
             let name = label.box.label >= 0 && label.box.label < labelNames.count ? labelNames[label.box.label] : "unknown"

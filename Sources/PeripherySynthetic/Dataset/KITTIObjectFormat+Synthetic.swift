@@ -17,7 +17,7 @@ extension KITTIObjectFormat {
         // The 2-D box: the corners in front of the camera, projected and clipped to the frame.
         let c = cos(b.box.yaw), s = sin(b.box.yaw)
         var lo = SIMD2<Double>(repeating: .infinity), hi = SIMD2<Double>(repeating: -.infinity)
-        for corner in 0 ..< 8 {
+        for corner in 0..<8 {
             let l = (corner & 1 == 0 ? 0.5 : -0.5) * b.box.length, w = (corner & 2 == 0 ? 0.5 : -0.5) * b.box.width
             let z = b.box.z + (corner & 4 == 0 ? 0.5 : -0.5) * b.box.height
             if let p = calibration.sourcePoint(SIMD3(b.box.x + c * l - s * w, b.box.y + s * l + c * w, z)) {

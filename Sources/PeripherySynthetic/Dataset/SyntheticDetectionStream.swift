@@ -38,13 +38,14 @@ package struct SyntheticDetectionStream: Sendable {
     package init(seed: UInt64, anomalyPeriod: Int = 997) {
         rng = SyntheticRandom(seed: seed)
         self.anomalyPeriod = max(2, anomalyPeriod)
-        vehicles = (0 ..< 8).map { _ in spawn(atRange: nil) }
+        vehicles = (0..<8).map { _ in spawn(atRange: nil) }
     }
 
     /// The next frame, and the anomaly it carries if any.
     package mutating func next() -> (frame: TrackerInput, anomaly: Anomaly?) {
         index += 1
-        let anomaly = index % anomalyPeriod == 0
+        let anomaly =
+            index % anomalyPeriod == 0
             ? Anomaly.allCases[(index / anomalyPeriod - 1) % Anomaly.allCases.count] : nil
         if anomaly == .duplicateFrame, let last { return (last, anomaly) }
         let dt = 0.1
@@ -60,7 +61,7 @@ package struct SyntheticDetectionStream: Sendable {
         }
         for i in vehicles.indices {
             vehicles[i].x += (vehicles[i].speed - egoSpeed) * dt
-            if !(0 ... 60).contains(vehicles[i].x) { vehicles[i] = spawn(atRange: vehicles[i].x < 0 ? 60 : 0) }
+            if !(0...60).contains(vehicles[i].x) { vehicles[i] = spawn(atRange: vehicles[i].x < 0 ? 60 : 0) }
         }
         var detections: [Detection] = []
         for v in vehicles where v.x < 45 && !rng.chance(0.05) {
@@ -82,7 +83,7 @@ package struct SyntheticDetectionStream: Sendable {
     private mutating func spawn(atRange range: Double?) -> Vehicle {
         let large = rng.chance(0.15), twoWheeler = !large && rng.chance(0.1)
         return Vehicle(
-            x: range ?? rng.uniform(5, 55), y: [-3.5, 0, 3.5][rng.integer(0 ... 2)] + 0.3 * rng.normal(),
+            x: range ?? rng.uniform(5, 55), y: [-3.5, 0, 3.5][rng.integer(0...2)] + 0.3 * rng.normal(),
             speed: rng.uniform(8, 20), length: large ? 11 : twoWheeler ? 2.1 : 4.5, width: large ? 2.5 : twoWheeler ? 0.8 : 1.9,
             label: large ? 1 : twoWheeler ? 2 : 0)
     }

@@ -62,13 +62,14 @@ public struct SyntheticDriveRecorder: Sendable {
         _ drive: SyntheticDrive, camera: CameraSetup, frames: Int, fps: Double, progress: (Int) -> Void = { _ in }
     ) throws -> Int {
         var rng = SyntheticRandom(seed: SyntheticRandom.mix(drive.seed ^ 0x5E4505))
-        let bias = SIMD3(
-            rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)) * sensors.gyroBiasLimit
+        let bias =
+            SIMD3(
+                rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)) * sensors.gyroBiasLimit
         var labelled = 0
         var framesCSV = "pts,k00,k01,k02,k10,k11,k12,k20,k21,k22,width,height,exposure_s,iso,lens\n"
         var trajectory: [[String: Any]] = []
         let k = camera.intrinsics.matrix.rowMajor.flatMap { $0 }
-        for index in 0 ..< frames {
+        for index in 0..<frames {
             let t = Double(index) / fps
             let ego = drive.ego(at: t)
             var pose = camera.pose
@@ -117,7 +118,7 @@ public struct SyntheticDriveRecorder: Sendable {
     func motionCSV(_ drive: SyntheticDrive, camera: MountPose, duration: Double, bias: SIMD3<Double>, rng: inout SyntheticRandom) -> String {
         var csv = "t,gx,gy,gz,ax,ay,az,rx,ry,rz,qx,qy,qz,qw,gravity_pitch,roll,heading\n"
         let samples = Int((duration * sensors.motionRate).rounded(.down))
-        for i in 0 ... samples {
+        for i in 0...samples {
             let t = Double(i) / sensors.motionRate
             let ego = drive.ego(at: t)
             var pose = camera
@@ -136,8 +137,10 @@ public struct SyntheticDriveRecorder: Sendable {
             // optical axis (device −z), so that course − heading is the mount yaw.
             let axis = world * SIMD3(0, 0, -1)
             let heading = SyntheticDriveRecorder.compass(atan2(axis.y, axis.x))
-            let fields = [t, gravity.x, gravity.y, gravity.z, user.x, user.y, user.z, rate.x, rate.y, rate.z,
-                          q.x, q.y, q.z, q.w, pose.pitch * 180 / .pi, pose.roll * 180 / .pi, heading]
+            let fields = [
+                t, gravity.x, gravity.y, gravity.z, user.x, user.y, user.z, rate.x, rate.y, rate.z,
+                q.x, q.y, q.z, q.w, pose.pitch * 180 / .pi, pose.roll * 180 / .pi, heading,
+            ]
             csv += fields.map { String(format: "%.7g", $0) }.joined(separator: ",") + "\n"
         }
         return csv
@@ -148,14 +151,15 @@ public struct SyntheticDriveRecorder: Sendable {
         var csv = "t,t_wall,lat,lon,alt,h_acc,v_acc,speed,speed_acc,course,course_acc\n"
         let latitude = 37.4, longitude = -122.1, metresPerDegree = 111_320.0
         let fixes = Int((duration * sensors.locationRate).rounded(.down))
-        for i in 0 ... fixes {
+        for i in 0...fixes {
             let t = Double(i) / sensors.locationRate
             let ego = drive.ego(at: t)
             let lat = latitude + ego.position.y / metresPerDegree
             let lon = longitude + ego.position.x / (metresPerDegree * cos(latitude * .pi / 180))
             let speed = max(0, ego.speed + rng.normal() * sensors.speedNoise)
-            csv += String(format: "%.3f,%.3f,%.8f,%.8f,%.1f,5,3,%.3f,0.3,%.2f,2\n",
-                          t, 1_780_000_000 + t, lat, lon, 50.0, speed, SyntheticDriveRecorder.compass(ego.heading))
+            csv += String(
+                format: "%.3f,%.3f,%.8f,%.8f,%.1f,5,3,%.3f,0.3,%.2f,2\n",
+                t, 1_780_000_000 + t, lat, lon, 50.0, speed, SyntheticDriveRecorder.compass(ego.heading))
         }
         return csv
     }
