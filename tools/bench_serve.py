@@ -32,12 +32,11 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 import websockets
-import websockets.sync.client
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_page import Failure, attach  # noqa: E402
 from check_serve import free_port, masked_text, raw_handshake  # noqa: E402
 
 PAGE_TOPICS = {"/camera/image", "/camera/calibration", "/tf", "/ego/path", "/perception/result", "/perception/stats"}
@@ -122,21 +121,17 @@ def start_page(port, directory, index):
 
 
 def frames_drawn(profile):
-    """The frames the page drew (its `data-frames`), read over Chromium's DevTools port; None if
-    the page cannot be asked."""
+    """The frames the page drew (its `data-frames`), asked over Chromium's DevTools port
+    (check_page's client); None if the page cannot be asked."""
+    async def ask():
+        devtools = await attach(int(open(os.path.join(profile, "DevToolsActivePort")).read().split()[0]))
+        try:
+            return await devtools.evaluate("+(document.body.dataset.frames || 0)")
+        finally:
+            await devtools.socket.close()
     try:
-        port = int(open(os.path.join(profile, "DevToolsActivePort")).read().split()[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as r:
-            page = next(t for t in json.load(r) if t.get("type") == "page")
-        with websockets.sync.client.connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10) as devtools:
-            devtools.send(json.dumps({"id": 1, "method": "Runtime.evaluate",
-                                      "params": {"expression": "+(document.body.dataset.frames || 0)", "returnByValue": True}}))
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                message = json.loads(devtools.recv(timeout=10))
-                if message.get("id") == 1:
-                    return message["result"]["result"]["value"]
-    except (OSError, StopIteration, KeyError, ValueError, TimeoutError, websockets.WebSocketException):
+        return asyncio.run(ask())
+    except (OSError, ValueError, Failure, websockets.WebSocketException):
         return None
 
 

@@ -319,7 +319,11 @@ async def start_chromium(processes, out):
             raise Failure("chromium did not open its DevTools port in 30 s")
         await asyncio.sleep(0.1)
     await asyncio.sleep(0.2)
-    port = int(open(active).read().split()[0])
+    return await attach(int(open(active).read().split()[0])), profile
+
+
+async def attach(port):
+    """A DevTools client on the page target of the Chromium whose DevTools port is `port`."""
     page = None
     for _ in range(50):
         try:
@@ -332,8 +336,7 @@ async def start_chromium(processes, out):
         await asyncio.sleep(0.2)
     if not page:
         raise Failure("chromium shows no page target")
-    socket_ = await ws_connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
-    return DevTools(socket_), profile
+    return DevTools(await ws_connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10))
 
 
 # ---------------------------------------------------------------------------------- the server
