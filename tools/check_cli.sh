@@ -153,7 +153,7 @@ expect_failure "standard output: No space left on device" bash -c "\"$bin\" self
 mkdir -p "$out/limited"
 cat Tests/cli/detections.jsonl Tests/cli/detections.jsonl Tests/cli/detections.jsonl > "$out/detections-3x.jsonl"  # over 1 KiB of tracks
 expect_failure "cannot write (write: File too large)" bash -c "ulimit -f 1; \"$bin\" track --detections \"$out/detections-3x.jsonl\" --out \"$out/limited/tracks.jsonl\""
-expect_failure "o.png: write failed" bash -c "ulimit -f 8; \"$bin\" detect docs/sample/frame.png --calibration docs/sample/calibration.json --overlay \"$out/limited/o.png\" > /dev/null"
+expect_failure "o.png: cannot write" bash -c "ulimit -f 8; \"$bin\" detect docs/sample/frame.png --calibration docs/sample/calibration.json --overlay \"$out/limited/o.png\" > /dev/null"
 test -z "$(ls -A "$out/limited")" || { echo "partial output left behind:"; ls -la "$out/limited"; exit 1; }
 expect_failure "standard input: Is a directory" bash -c "\"$bin\" run --stdin-raw 320x200 --fps 10 --calibration Tests/cli/drive/calibration.json --out \"$out/stdin-dir\" < /"
 # With standard error gone too, a failing command still exits 1 (and does not trap).

@@ -195,12 +195,12 @@ private func texture(width: Int = 448, height: Int = 252, warp: (SIMD2<Double>) 
             "pitch \((pitch - truth.pitch) * 180 / .pi)°, yaw \((yaw - truth.yaw) * 180 / .pi)°")
         #expect(inliers > 1000 && calibrator.window.samples == 1)
         let slow = MountCalibrator(intrinsics: k, roll: 0)
-        #expect(slow.add(frame: near, t: 0, speed: 5, gyro: still) == .gated("speed"))
+        #expect(slow.add(frame: near, t: 0, speed: 5, gyro: still) == .gated(.speed))
         let turning = MountCalibrator(intrinsics: k, roll: 0)
         let spin = [GyroSample(t: 0.15, rate: SIMD3(0.1, 0, 0))] // about device x: vehicle up for a level phone
         _ = turning.add(frame: near, t: 0, speed: 15, gyro: spin)
         for t in [0.1, 0.2] { _ = turning.add(frame: near, t: t, speed: 15, gyro: spin) }
-        #expect(turning.add(frame: far, t: 0.3, speed: 15, gyro: spin) == .gated("yaw rate"))
+        #expect(turning.add(frame: far, t: 0.3, speed: 15, gyro: spin) == .gated(.yawRate))
     }
 }
 

@@ -71,10 +71,10 @@ import Testing
     }
 
     @Test func refusesAFileThatIsNotUTF8OrMissing() throws {
-        #expect(throws: DetectionStreamError.unreadable(path: "s.jsonl", reason: "not UTF-8")) {
+        #expect(throws: DetectionStreamError.notUTF8(path: "s.jsonl")) {
             _ = try DetectionStream.parse(Data([0x7B, 0xFF, 0xFE, 0x7D]), path: "s.jsonl")
         }
-        #expect(throws: DetectionStreamError.unreadable(path: "/nonexistent/s.jsonl", reason: "No such file or directory")) {
+        #expect(throws: DetectionStreamError.unreadable(path: "/nonexistent/s.jsonl", cause: .system(code: ENOENT))) {
             _ = try DetectionStream.read(path: "/nonexistent/s.jsonl")
         }
     }

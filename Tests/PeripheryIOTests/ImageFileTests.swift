@@ -191,8 +191,8 @@ private func difference(_ a: [UInt8], _ b: [UInt8]) -> (mean: Double, max: Int) 
         }
         let unwritable = folder.appendingPathComponent("no/such/folder/x.png").path
         #expect { try ImageFile.writePNG(RGBImage(width: 2, height: 2), to: unwritable) } throws: { error in
-            guard case .writeFailed(let p, _) = error as? ImageError else { return false }
-            return p == unwritable
+            guard case .writeFailed(let failure) = error as? ImageError else { return false }
+            return failure.path == unwritable
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }

@@ -57,7 +57,7 @@ import Testing
 
     @Test func rejectsAFrameThatDoesNotMatchItsIntrinsics() throws {
         let k = try CameraIntrinsics(fx: 480, fy: 480, cx: 320, cy: 200, width: 641, height: 400)
-        #expect(throws: PerceptionError.frameSizeMismatch(pixels: "640×400", intrinsics: "641×400")) {
+        #expect(throws: PerceptionError.frameSizeMismatch(pixels: PixelSize(width: 640, height: 400), intrinsics: PixelSize(width: 641, height: 400))) {
             try engine.process(PerceptionFrame(pixels: pixels, timestamp: 0, intrinsics: k, pose: setup.pose))
         }
     }

@@ -143,7 +143,10 @@ import Testing
             #expect(read.truth.dontCare.contains { $0.label == -1 } && !read.truth.vehicles.contains { $0.label == -1 })
         case "size mismatch":
             try edit(frame.labels) { $0.replacingOccurrences(of: "\"imgWidth\" : 640", with: "\"imgWidth\" : 1280") }
-            #expect(throws: DriveError.frameSize(path: frame.image, size: "640x400", camera: "1280x400 in \(frame.labels)")) { _ = try reader.read(frame) }
+            #expect(
+                throws: DriveError.frameSize(
+                    path: frame.image, size: PixelSize(width: 640, height: 400), camera: PixelSize(width: 1280, height: 400), cameraFile: frame.labels)
+            ) { _ = try reader.read(frame) }
         default:
             let data = try Data(contentsOf: URL(fileURLWithPath: frame.camera))
             var camera = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

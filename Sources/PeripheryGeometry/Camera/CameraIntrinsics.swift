@@ -17,6 +17,8 @@ public struct CameraIntrinsics: Sendable, Hashable {
     public let width: Int
     /// Frame height, pixels.
     public let height: Int
+    /// Frame size, pixels.
+    public var size: PixelSize { PixelSize(width: width, height: height) }
 
     /// Creates intrinsics after checking them.
     ///

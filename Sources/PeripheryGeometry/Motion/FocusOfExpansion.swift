@@ -24,6 +24,24 @@ package struct FlowSample: Sendable, Hashable {
 /// reference's xorshift seed) finds the point most lines pass near, and least squares over the
 /// winner's inliers refines it. A field that converges on the point instead of leaving it
 /// (an overtaking vehicle filling the view, or reversing) is refused.
+/// Why a frame pair gave no focus of expansion (`MountCalibrator.Outcome.rejected`).
+public enum FocusOfExpansionFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Too few usable flow vectors to start (`count` of the `needed`).
+    case tooFewVectors(count: Int, needed: Int)
+    /// No candidate point gathered enough inlier lines.
+    case noConsensus(bestInliers: Int)
+    /// The flow converges on the candidate: contracting, not expanding.
+    case contracting(expandingShare: Double)
+
+    public var description: String {
+        switch self {
+        case .tooFewVectors(let count, let needed): "\(count) usable flow vectors, \(needed) needed"
+        case .noConsensus(let best): "no consensus (best candidate had \(best) inliers)"
+        case .contracting(let share): "contracting flow (\(Int((share * 100).rounded())) % expanding)"
+        }
+    }
+}
+
 package struct FocusOfExpansion: Sendable, Hashable {
     /// RANSAC iterations.
     package var iterations = 200
@@ -46,14 +64,7 @@ package struct FocusOfExpansion: Sendable, Hashable {
     }
 
     /// Why a pair gave no estimate.
-    package enum Failure: Error, Sendable, Hashable {
-        /// Too few usable vectors to start (`count` of the `needed`).
-        case tooFewVectors(count: Int, needed: Int)
-        /// No candidate gathered `minimumInliers` lines.
-        case noConsensus(bestInliers: Int)
-        /// The flow converges on the candidate: contracting, not expanding.
-        case contracting(expandingShare: Double)
-    }
+    package typealias Failure = FocusOfExpansionFailure
 
     /// Rotational flow removed: for each sample at `(x, y)` from the principal point and a rotation
     /// `θ = ω_cam · dt` about the camera's (right, down, forward) axes,

@@ -24,12 +24,24 @@ public final class MountCalibrator {
     public enum Outcome: Sendable, Hashable {
         /// Not a frame of the stride, or the first of a pair.
         case skipped
-        /// Refused before the flow by a gate (speed, yaw rate, pair interval).
-        case gated(String)
+        /// Refused before the flow by a gate.
+        case gated(Gate)
         /// Reached the estimator and gave nothing.
-        case rejected(String)
+        case rejected(FocusOfExpansionFailure)
         /// Gave a pitch and yaw (radians) with this many inliers.
         case accepted(pitch: Double, yaw: Double, inliers: Int)
+    }
+
+    /// The gate that refused a frame before the flow.
+    public enum Gate: Sendable, Hashable {
+        /// Slower than the profile's minimum speed, or no speed known.
+        case speed
+        /// The pair's frames are not 0.01–0.5 s apart.
+        case interval
+        /// No gyro reading near the pair.
+        case noGyro
+        /// Turning faster than the profile's maximum yaw rate.
+        case yawRate
     }
 
     /// Working-image width, pixels.
@@ -96,7 +108,7 @@ public final class MountCalibrator {
         if profile.minimumSpeed >= 0 {
             guard let speed, speed >= profile.minimumSpeed else {
                 previous = nil
-                return .gated("speed")
+                return .gated(.speed)
             }
         }
         let image = grey()
@@ -107,14 +119,14 @@ public final class MountCalibrator {
             return .skipped
         }
         let dt = t - t0
-        guard dt > 0.01, dt < 0.5 else { return .gated("interval") }
+        guard dt > 0.01, dt < 0.5 else { return .gated(.interval) }
         let inPair = recentGyro.filter { $0.t >= t0 && $0.t <= t }
         let rates = inPair.isEmpty ? recentGyro.min { abs($0.t - t) < abs($1.t - t) }.map { [$0.rate] } ?? [] : inPair.map(\.rate)
-        guard !rates.isEmpty else { return .gated("no gyro") }
+        guard !rates.isEmpty else { return .gated(.noGyro) }
         let omega = rates.reduce(SIMD3<Double>.zero, +) / Double(rates.count) - gyroBias
         // Device → camera (right, down, forward) axes.
         let camera = SIMD3(-omega.y, -omega.x, -omega.z)
-        guard abs(camera.y) <= profile.maximumYawRate else { return .gated("yaw rate") }
+        guard abs(camera.y) <= profile.maximumYawRate else { return .gated(.yawRate) }
         let scale = Double(workingWidth) / Double(intrinsics.width)
         let fx = intrinsics.fx * scale, fy = intrinsics.fy * scale, cx = intrinsics.cx * scale, cy = intrinsics.cy * scale
         let samples = flow.flow(from: first, to: pyramid)
@@ -122,7 +134,7 @@ public final class MountCalibrator {
         switch estimator.estimate(derotated, fx: fx, fy: fy, cx: cx, cy: cy) {
         case .failure(let failure):
             window.reject()
-            return .rejected("\(failure)")
+            return .rejected(failure)
         case .success(let estimate):
             var angles = angles(estimate.point, scale: scale)
             if let ahead = cameraAheadOfAxle, let speed, speed > 1 {

@@ -140,7 +140,7 @@ public struct LabelledDataset: Sendable {
             // The other layouts take the camera's size from the picture.
             let k = setup.intrinsics
             guard k.width == image.width, k.height == image.height else {
-                throw DriveError.frameSize(path: entry.image, size: "\(image.width)x\(image.height)", camera: "\(k.width)x\(k.height) in \(entry.camera)")
+                throw DriveError.frameSize(path: entry.image, size: image.size, camera: k.size, cameraFile: entry.camera)
             }
         case .kitti:
             let mount = kittiMount ?? .velodyne
@@ -162,7 +162,8 @@ public struct LabelledDataset: Sendable {
         case .cityscapes3D:
             let boxes = try CityscapesBox3DFormat.BoxFile(path: entry.labels)
             if let size = boxes.imageSize, size != (image.width, image.height) {
-                throw DriveError.frameSize(path: entry.image, size: "\(image.width)x\(image.height)", camera: "\(size.width)x\(size.height) in \(entry.labels)")
+                throw DriveError.frameSize(
+                    path: entry.image, size: image.size, camera: PixelSize(width: size.width, height: size.height), cameraFile: entry.labels)
             }
             setup = try CityscapesBox3DFormat.readCamera(path: entry.camera, width: image.width, height: image.height)
             let calibration = CameraCalibration(setup)

@@ -1,3 +1,4 @@
+import PeripheryCore
 import PeripheryGeometry
 
 /// Why a drive cannot be read.
@@ -12,8 +13,9 @@ public enum DriveError: Error, Equatable, CustomStringConvertible {
     case noCamera(path: String)
     /// A drive directory used without a calibration has none at `expected`.
     case noCalibration(path: String, expected: String)
-    /// A frame's size differs from the camera's.
-    case frameSize(path: String, size: String, camera: String)
+    /// A frame's size differs from the camera's; `cameraFile` is the file that gives the camera's
+    /// size, when another than the drive's own.
+    case frameSize(path: String, size: PixelSize, camera: PixelSize, cameraFile: String?)
     /// A dataset file's camera (its `field`, e.g. `P2`) is not a valid camera.
     case invalidCamera(path: String, field: String, CalibrationError)
 
@@ -24,7 +26,7 @@ public enum DriveError: Error, Equatable, CustomStringConvertible {
         case .noFrames(let path): "\(path): no PNG or JPEG frames"
         case .noCamera(let path): "\(path): no intrinsics in frames.csv and no calibration file"
         case .noCalibration(let path, let expected): "\(path): a drive directory needs \(expected) or a calibration file"
-        case .frameSize(let path, let size, let camera): "\(path): \(size), the camera is \(camera)"
+        case .frameSize(let path, let size, let camera, let file): "\(path): \(size), the camera is \(camera)" + (file.map { " in \($0)" } ?? "")
         case .invalidCamera(let path, let field, let error): "\(path): \(field): \(error)"
         }
     }

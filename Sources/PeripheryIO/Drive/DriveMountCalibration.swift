@@ -42,7 +42,7 @@ public struct DriveMountCalibration {
             let image = try ImageFile.read(path: frame.path)
             guard image.width == intrinsics.width, image.height == intrinsics.height else {
                 throw DriveError.frameSize(
-                    path: frame.path, size: "\(image.width)×\(image.height)", camera: "\(intrinsics.width)×\(intrinsics.height)")
+                    path: frame.path, size: image.size, camera: intrinsics.size, cameraFile: nil)
             }
             let start = DispatchTime.now().uptimeNanoseconds
             let motion = drive.mountMotion(at: frame.timestamp)

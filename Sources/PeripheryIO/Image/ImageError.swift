@@ -3,7 +3,7 @@
 /// Every case names the file (`path`; for in-memory data, the name the caller gave).
 public enum ImageError: Error, Equatable, CustomStringConvertible {
     /// The file cannot be opened or read.
-    case unreadable(path: String, reason: String)
+    case unreadable(path: String, cause: FileReadError)
     /// The file holds no bytes.
     case empty(path: String)
     /// The first bytes are neither a PNG signature nor a JPEG start-of-image marker.
@@ -19,12 +19,14 @@ public enum ImageError: Error, Equatable, CustomStringConvertible {
     case unsupported(path: String, format: ImageFormat, reason: String)
     /// The picture to write is empty, too large, or its pixel count disagrees with its size.
     case invalidImage(path: String, reason: String)
-    /// Encoding, writing the temporary file or renaming it into place failed.
-    case writeFailed(path: String, reason: String)
+    /// libpng could not encode the picture; `reason` is its message.
+    case encodeFailed(path: String, reason: String)
+    /// Writing the temporary file or renaming it into place failed.
+    case writeFailed(OutputWriteError)
 
     public var description: String {
         switch self {
-        case .unreadable(let path, let reason): "\(path): cannot read: \(reason)"
+        case .unreadable(let path, let cause): "\(path): cannot read: \(cause)"
         case .empty(let path): "\(path): file is empty"
         case .unknownFormat(let path): "\(path): not a PNG or JPEG file (unrecognised first bytes)"
         case .badDimensions(let path, let width, let height):
@@ -34,7 +36,8 @@ public enum ImageError: Error, Equatable, CustomStringConvertible {
         case .corrupt(let path, let format, let reason): "\(path): corrupt \(format) data: \(reason)"
         case .unsupported(let path, let format, let reason): "\(path): unsupported \(format): \(reason)"
         case .invalidImage(let path, let reason): "\(path): cannot write: \(reason)"
-        case .writeFailed(let path, let reason): "\(path): write failed: \(reason)"
+        case .encodeFailed(let path, let reason): "\(path): cannot encode PNG: \(reason)"
+        case .writeFailed(let error): error.description
         }
     }
 }

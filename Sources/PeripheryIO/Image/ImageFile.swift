@@ -38,7 +38,7 @@ public enum ImageFile {
     public static func read(path: String) throws(ImageError) -> RGBImage {
         switch FileBytes.read(path: path, limit: maxFileSize) {
         case .success(let data): return try decode(data, name: path)
-        case .failure(let failure): throw .unreadable(path: path, reason: failure.description)
+        case .failure(let failure): throw .unreadable(path: path, cause: failure)
         }
     }
 
@@ -63,8 +63,8 @@ public enum ImageFile {
     /// file, and a failed write leaves any previous file at `path` as it was.
     ///
     /// - Throws: `ImageError.invalidImage` when the picture is empty, too large or its pixel array
-    ///   does not hold `width · height · 3` bytes; `ImageError.writeFailed` when encoding, writing or
-    ///   renaming fails.
+    ///   does not hold `width · height · 3` bytes; `ImageError.encodeFailed` when libpng fails;
+    ///   `ImageError.writeFailed` when writing or renaming fails.
     public static func writePNG(_ image: RGBImage, to path: String) throws(ImageError) {
         guard acceptsSize(width: image.width, height: image.height) else {
             throw .invalidImage(path: path, reason: "size \(image.width) × \(image.height) is outside the limits")
@@ -77,7 +77,7 @@ public enum ImageFile {
         do throws(OutputWriteError) {
             try AtomicFile.write(encoded, to: path)
         } catch {
-            throw .writeFailed(path: path, reason: error.reason)
+            throw .writeFailed(error)
         }
     }
 }

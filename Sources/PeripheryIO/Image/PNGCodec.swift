@@ -79,14 +79,14 @@ enum PNGCodec {
         let measured = image.pixels.withUnsafeBytes { pixels in
             png_image_write_to_memory(&png, nil, &size, 0, pixels.baseAddress, png_int_32(image.width * 3), nil)
         }
-        guard measured != 0 else { throw .writeFailed(path: name, reason: message(of: &png)) }
+        guard measured != 0 else { throw .encodeFailed(path: name, reason: message(of: &png)) }
         var data = Data(count: size)
         let ok = data.withUnsafeMutableBytes { memory in
             image.pixels.withUnsafeBytes { pixels in
                 png_image_write_to_memory(&png, memory.baseAddress, &size, 0, pixels.baseAddress, png_int_32(image.width * 3), nil)
             }
         }
-        guard ok != 0 else { throw .writeFailed(path: name, reason: message(of: &png)) }
+        guard ok != 0 else { throw .encodeFailed(path: name, reason: message(of: &png)) }
         data.count = size
         return data
     }

@@ -3,14 +3,17 @@ import PeripheryCore
 
 /// Why a detection stream cannot be read.
 public enum DetectionStreamError: Error, Equatable, CustomStringConvertible {
-    /// The file cannot be read, is too large or is not UTF-8.
-    case unreadable(path: String, reason: String)
+    /// The file cannot be read or is too large.
+    case unreadable(path: String, cause: FileReadError)
+    /// The file is not UTF-8 text.
+    case notUTF8(path: String)
     /// A line breaks the format: `location` is `path:line`.
     case invalidLine(location: String, reason: String)
 
     public var description: String {
         switch self {
-        case .unreadable(let path, let reason): "\(path): \(reason)"
+        case .unreadable(let path, let cause): "\(path): \(cause)"
+        case .notUTF8(let path): "\(path): not UTF-8"
         case .invalidLine(let location, let reason): "\(location): \(reason)"
         }
     }
@@ -39,7 +42,7 @@ public enum DetectionStream {
     public static func read(path: String) throws(DetectionStreamError) -> [TrackerInput] {
         switch FileBytes.read(path: path, limit: maxFileSize) {
         case .success(let data): return try parse(data, path: path)
-        case .failure(let failure): throw .unreadable(path: path, reason: failure.description)
+        case .failure(let failure): throw .unreadable(path: path, cause: failure)
         }
     }
 
@@ -48,9 +51,9 @@ public enum DetectionStream {
     /// - Throws: `DetectionStreamError` as `read(path:)`.
     public static func parse(_ data: Data, path: String) throws(DetectionStreamError) -> [TrackerInput] {
         guard data.count <= maxFileSize else {
-            throw .unreadable(path: path, reason: "\(data.count) bytes exceeds the \(maxFileSize)-byte limit")
+            throw .unreadable(path: path, cause: .tooLarge(size: data.count, limit: maxFileSize))
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw .unreadable(path: path, reason: "not UTF-8") }
+        guard let text = String(data: data, encoding: .utf8) else { throw .notUTF8(path: path) }
         var frames: [TrackerInput] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.hasSuffix("\r") ? line.dropLast() : line

@@ -69,7 +69,7 @@ public struct PerceptionResult: Sendable {
 /// Why a frame cannot be processed.
 public enum PerceptionError: Error, Equatable, CustomStringConvertible {
     /// The frame's pixel size differs from the size its intrinsics describe.
-    case frameSizeMismatch(pixels: String, intrinsics: String)
+    case frameSizeMismatch(pixels: PixelSize, intrinsics: PixelSize)
 
     public var description: String {
         switch self {
@@ -146,7 +146,7 @@ public final class PerceptionEngine {
     public func process(_ frame: PerceptionFrame) throws(PerceptionError) -> PerceptionResult {
         let k = frame.intrinsics
         guard frame.pixels.width == k.width, frame.pixels.height == k.height else {
-            throw .frameSizeMismatch(pixels: "\(frame.pixels.width)×\(frame.pixels.height)", intrinsics: "\(k.width)×\(k.height)")
+            throw .frameSizeMismatch(pixels: frame.pixels.size, intrinsics: k.size)
         }
         var timings = PerceptionTimings(
             calibrate: 0, preprocess: 0, inference: 0, detector: DetectorTimings(backbone: 0, gather: 0, head: 0, decode: 0), track: 0)

@@ -12,6 +12,8 @@ public struct FramePixels: Sendable {
     public let width: Int
     /// Height in pixels.
     public let height: Int
+    /// Width and height.
+    public var size: PixelSize { PixelSize(width: width, height: height) }
     /// Bytes from the start of one row to the start of the next.
     public let rowStride: Int
     /// Layout of each pixel.

@@ -1,3 +1,5 @@
+import PeripheryCore
+
 /// Why a safetensors file cannot be read, or does not hold the tensors a model needs.
 ///
 /// Every case names the tensor or header field at fault; `inFile` adds the path.
@@ -32,6 +34,8 @@ public enum SafetensorsError: Error, Equatable, CustomStringConvertible {
     case wrongDtype(tensor: String, expected: String, actual: String)
     /// A tensor holds a value its role forbids (a non-finite or non-positive scale, …).
     case invalidValue(tensor: String, reason: String)
+    /// The head tensors do not make a valid `HeadOutputs`.
+    case invalidHead(HeadOutputError)
     /// Any of the above, in a named file.
     indirect case inFile(path: String, SafetensorsError)
 
@@ -54,6 +58,7 @@ public enum SafetensorsError: Error, Equatable, CustomStringConvertible {
         case .unexpectedTensor(let name): "unexpected tensor '\(name)'"
         case .wrongDtype(let tensor, let expected, let actual): "tensor '\(tensor)': dtype \(actual), expected \(expected)"
         case .invalidValue(let tensor, let reason): "tensor '\(tensor)': \(reason)"
+        case .invalidHead(let error): error.description
         case .inFile(let path, let error): "\(path): \(error)"
         }
     }

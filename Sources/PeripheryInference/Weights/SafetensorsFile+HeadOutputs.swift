@@ -20,11 +20,11 @@ extension SafetensorsFile {
             }
             values.append(try floats(name))
         }
-        do {
+        do throws(HeadOutputError) {
             return try HeadOutputs(classes: values[0], boxes: values[1], directions: values[2])
         } catch {
             // Unreachable: the counts were checked above against the same contract.
-            throw .invalidEntry(tensor: "head", reason: error.description)
+            throw .invalidHead(error)
         }
     }
 }
