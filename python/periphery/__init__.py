@@ -1,0 +1,1 @@
+"""Periphery: monocular bird's-eye-view vehicle detection from one windshield camera."""
