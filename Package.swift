@@ -96,8 +96,17 @@ let package = Package(
         .testTarget(
             name: "PeripheryInferenceTests",
             dependencies: [
-                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic", "PeripheryInference",
-                "PeripheryTestSupport", "CAllocationCounter", "CInt8Kernels",
+                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripheryInference", "PeripheryTestSupport",
+                "CAllocationCounter", "CInt8Kernels",
+            ],
+            // Read through #filePath, so that tests see the checked-in bytes.
+            exclude: ["Fixtures"]
+        ),
+        // Tests across modules: the synthetic world rendered and run through the engine end to end.
+        .testTarget(
+            name: "PeripheryIntegrationTests",
+            dependencies: [
+                "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripherySynthetic", "PeripheryInference", "PeripheryTestSupport",
             ],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]
