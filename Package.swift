@@ -62,13 +62,15 @@ let package = Package(
         .executableTarget(name: "periphery-live-example", dependencies: ["Periphery"], path: "Examples/LiveStream"),
         .testTarget(
             name: "PeripheryCoreTests",
-            dependencies: ["PeripheryCore"],
+            dependencies: ["PeripheryCore", "PeripheryTestSupport"],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]
         ),
-        // SyntheticRandom seeds the property tests.
-        .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripherySynthetic"]),
-        .testTarget(name: "PeripheryRenderingTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering"]),
+        .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryTestSupport"]),
+        .testTarget(
+            name: "PeripheryRenderingTests",
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryTestSupport"]
+        ),
         .testTarget(
             name: "PeripheryIOTests",
             dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryTestSupport"],
@@ -79,8 +81,9 @@ let package = Package(
             name: "PeripherySyntheticTests",
             dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripherySynthetic", "PeripheryTestSupport"]
         ),
-        // Test support: a scratch folder per test, shared by the test targets.
-        .target(name: "PeripheryTestSupport", path: "Tests/TestSupport"),
+        // Test support shared by the test targets: the repository root, a seeded generator, the golden
+        // calibration and a scratch folder per test.
+        .target(name: "PeripheryTestSupport", dependencies: ["PeripheryGeometry"], path: "Tests/TestSupport"),
         // Test support: a counting malloc for the allocation-free hot-path test (see its source).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(
@@ -93,8 +96,17 @@ let package = Package(
         .testTarget(
             name: "PeripheryInferenceTests",
             dependencies: [
-                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic", "PeripheryInference",
-                "PeripheryTestSupport", "CAllocationCounter", "CInt8Kernels",
+                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripheryInference", "PeripheryTestSupport",
+                "CAllocationCounter", "CInt8Kernels",
+            ],
+            // Read through #filePath, so that tests see the checked-in bytes.
+            exclude: ["Fixtures"]
+        ),
+        // Tests across modules: the synthetic world rendered and run through the engine end to end.
+        .testTarget(
+            name: "PeripheryIntegrationTests",
+            dependencies: [
+                "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripherySynthetic", "PeripheryInference", "PeripheryTestSupport",
             ],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]

@@ -1,3 +1,4 @@
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
@@ -76,7 +77,7 @@ struct CircularNMSTests {
     }
 
     @Test func matchesNaiveOnRandomClusters() {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         var input: [Detection] = []
         for i in 0..<400 {
             // Scores from a coarse grid to create many ties.
@@ -96,7 +97,7 @@ struct CircularNMSTests {
     /// The in-place heapsort against the standard library's sort, on random keys with many ties.
     @Test(arguments: [0, 1, 2, 3, 17, 256, 1001])
     func heapSortMatchesTheStandardSort(count: Int) {
-        var rng = SplitMix64(seed: UInt64(count) + 11)
+        var rng = SeededRandom(seed: UInt64(count) + 11)
         let keys = (0..<count).map { _ in Int(rng.uniform(0, 9)) }
         let before = { (a: Int, b: Int) in keys[a] != keys[b] ? keys[a] > keys[b] : a < b }
         var order = Array(0..<count)
@@ -115,7 +116,7 @@ struct CircularNMSTests {
 
     /// Reused scratch and output give the same keepers as fresh ones, frame after frame.
     @Test func reusedScratchGivesTheSameKeepers() {
-        var rng = SplitMix64(seed: 99)
+        var rng = SeededRandom(seed: 99)
         var order: [Int] = [], suppressed: [Bool] = [], kept: [Detection] = []
         for frame in 0..<6 {
             let input = (0..<(frame * 37 % 150)).map { i in

@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
@@ -76,7 +77,7 @@ struct DetectionDecoderTests {
     /// A seeded random head through the whole decoder, against naive steps 1–7 and naive NMS.
     @Test(arguments: [(UInt64(1), 0.0), (2, 0.0), (3, 2.0), (4, 2.0), (5, 1.0)])
     func randomHeadMatchesNaive(seed: UInt64, radius: Double) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var head = HeadBuilder()
         for i in 0..<head.classes.count { head.classes[i] = Float(rng.uniform(-7, 2.5)) }
         for i in 0..<head.boxes.count { head.boxes[i] = Float(rng.uniform(-0.6, 0.6)) }
@@ -103,7 +104,7 @@ struct DetectionDecoderTests {
 
     @Test func yawAlwaysInHalfOpenRange() throws {
         // 6720 random rotations, far beyond ±2π, both direction bins; NMS radius 0 keeps all.
-        var rng = SplitMix64(seed: 99)
+        var rng = SeededRandom(seed: 99)
         var head = HeadBuilder()
         for n in 0..<6720 {
             head.set(

@@ -2,23 +2,6 @@ import Foundation
 
 @testable import PeripheryCore
 
-/// SplitMix64: a small seeded generator so that every random test is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [lo, hi).
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
-        lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
-    }
-}
-
 /// Head tensors filled with "nothing here" (all class logits −20, zero codes and direction logits),
 /// with a few candidates set explicitly.
 struct HeadBuilder {

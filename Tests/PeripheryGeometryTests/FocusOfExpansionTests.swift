@@ -1,16 +1,16 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripherySynthetic
 
 /// A flow field of straight travel towards `foe` over scattered depths, rotated by `theta`
 /// (radians about the camera's right, down and forward axes), on a 4 px grid of a 448 × 252 image.
 private func field(
     foe: SIMD2<Double>, theta: SIMD3<Double>, outliers: Double, seed: UInt64, fx: Double = 400, cx: Double = 224, cy: Double = 126
 ) -> [FlowSample] {
-    var rng = SyntheticRandom(seed: seed)
+    var rng = SeededRandom(seed: seed)
     var samples: [FlowSample] = []
     for row in stride(from: 2.0, to: 252, by: 4) {
         for column in stride(from: 2.0, to: 448, by: 4) {

@@ -1,16 +1,16 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripherySynthetic
 
-/// Properties over seeded random plausible cameras (SplitMix64; `RandomCamera`).
+/// Properties over seeded random plausible cameras (`SeededRandom`; `RandomCamera`).
 struct GeometryPropertyTests {
     static let trials = 240
 
     static func cameras(seed: UInt64) throws -> [RandomCamera] {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         return try (0..<trials).map { _ in try RandomCamera.make(&rng) }
     }
 
@@ -141,7 +141,7 @@ struct GeometryPropertyTests {
     /// re-solve the ground range it sees: the central difference matches `∂d/∂θ = h / sin²θ`,
     /// θ = atan(h/d) the depression, within 1 %.
     @Test func rangeSensitivityToPitch() throws {
-        var rng = SplitMix64(seed: 16)
+        var rng = SeededRandom(seed: 16)
         let k = try commaIntrinsics()
         let eps = 1e-4
         var worst = 0.0, checked = 0

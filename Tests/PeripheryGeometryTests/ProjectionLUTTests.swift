@@ -1,8 +1,8 @@
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripherySynthetic
 
 /// ProjectionLUT build, gather and serialization (reference, `docs/reference/contract.md#5-projectionlut`).
 struct ProjectionLUTTests {
@@ -66,7 +66,7 @@ struct ProjectionLUTTests {
 
     @Test func gatherMatchesNaiveLoopAndZeroesInvisible() throws {
         let lut = ProjectionLUT(calibration: try goldenCalibration())
-        var rng = SplitMix64(seed: 2026)
+        var rng = SeededRandom(seed: 2026)
         let channels = 64, plane = 64 * 128, voxels = 6560
         let features = (0..<(channels * plane)).map { _ in Float(rng.uniform(-3, 3)) }
         var volume = [Float](repeating: 12345.5, count: channels * voxels) // garbage from a "previous frame"

@@ -1,3 +1,4 @@
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore

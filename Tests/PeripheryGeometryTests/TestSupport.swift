@@ -1,26 +1,13 @@
 import Foundation
+import PeripheryTestSupport
 
 @testable import PeripheryCore
 @testable import PeripheryGeometry
-@testable import PeripherySynthetic
-
-/// The seeded SplitMix64 generator of the synthetic world, so that every random test is reproducible.
-typealias SplitMix64 = SyntheticRandom
 
 /// Degrees to radians.
 func rad(_ degrees: Double) -> Double { degrees * .pi / 180 }
 /// Radians to degrees.
 func deg(_ radians: Double) -> Double { radians * 180 / .pi }
-
-/// The comma EON camera of the goldens: fx = fy = 910, cx = 582, cy = 437, 1164 × 874.
-func commaIntrinsics() throws -> CameraIntrinsics {
-    try CameraIntrinsics(fx: 910, fy: 910, cx: 582, cy: 437, width: 1164, height: 874)
-}
-
-/// The golden calibration (reference, `docs/reference/contract.md#44-network-intrinsics-and-projection`): comma K, pitch −3.659°, height 1.2 m, 1.65 m forward.
-func goldenCalibration() throws -> CameraCalibration {
-    CameraCalibration(intrinsics: try commaIntrinsics(), pose: .fallback)
-}
 
 /// Plain row-major 3×3 and 3×4 arithmetic on arrays, independent of the library's matrix types.
 enum Naive {
@@ -86,7 +73,7 @@ struct RandomCamera {
     var intrinsics: CameraIntrinsics
     var pose: MountPose
 
-    static func make(_ rng: inout SplitMix64) throws -> RandomCamera {
+    static func make(_ rng: inout SeededRandom) throws -> RandomCamera {
         let sizes = [(1164, 874), (1920, 1080), (1280, 720), (1440, 1080), (640, 480), (4032, 3024)]
         let (w, h) = sizes[Int(rng.next() % UInt64(sizes.count))]
         let fx = Double(w) * rng.uniform(0.6, 1.2)

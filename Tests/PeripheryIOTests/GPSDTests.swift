@@ -344,7 +344,6 @@ import Testing
 /// right at 3°/s. gpsfake feeds gpsd through a pseudo-terminal (neither -t nor -u), and gpsd, without
 /// -G, listens on loopback only (checked below), so nothing leaves the machine.
 @Suite(.serialized) struct GPSDEndToEndTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let gpsfake = "/usr/bin/gpsfake", gpsd = "/usr/sbin/gpsd"
     static var installed: Bool {
         FileManager.default.isExecutableFile(atPath: gpsfake) && FileManager.default.isExecutableFile(atPath: gpsd)
@@ -433,7 +432,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
-        process.currentDirectoryURL = root
+        process.currentDirectoryURL = repositoryRoot
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

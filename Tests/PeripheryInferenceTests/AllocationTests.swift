@@ -1,5 +1,6 @@
 import CAllocationCounter
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
@@ -26,12 +27,10 @@ private func allocations(during body: () throws -> Void) rethrows -> UInt64 {
     .enabled(if: ProcessInfo.processInfo.environment["PERIPHERY_ALLOCATION_TEST"] == "1", "needs a process of its own"),
     .enabled(if: periphery_allocation_counter_available(), "a sanitizer owns malloc"))
 struct AllocationTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The demo frame and its calibration.
     static func sampleFrame() throws -> (pixels: FramePixels, calibration: CameraCalibration) {
-        let setup = try CalibrationFile.load(path: root.appendingPathComponent("docs/sample/synthetic/calibration.json").path)
-        let pixels = try FramePixels(try ImageFile.read(path: root.appendingPathComponent("docs/sample/synthetic/frame.png").path))
+        let setup = try CalibrationFile.load(path: repositoryPath("docs/sample/synthetic/calibration.json"))
+        let pixels = try FramePixels(try ImageFile.read(path: repositoryPath("docs/sample/synthetic/frame.png")))
         return (pixels, CameraCalibration(setup))
     }
 
@@ -46,7 +45,7 @@ struct AllocationTests {
     /// FP32 and the INT8 file quantized from it, on 1 and 2 threads.
     @Test(arguments: ["safety40-synthetic", "safety40-synthetic-int8"], [1, 2])
     func detectAllocatesNothingAfterWarmUp(file: String, threads: Int) throws {
-        let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/\(file).safetensors").path)
+        let weights = try Safety40Weights(path: repositoryPath("Weights/\(file).safetensors"))
         let detector = try Detector(weights: weights, threads: threads)
         let (pixels, calibration) = try Self.sampleFrame()
         let preprocessor = Preprocessor()

@@ -1,9 +1,9 @@
 import CInt8Kernels
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryGeometry
 @testable import PeripheryInference
-@testable import PeripherySynthetic
 
 /// The INT8 kernels of CInt8Kernels against Swift references written from the formulas of
 /// int8_kernels.h. Accumulators are exact on every path; the float epilogue and the elementwise
@@ -106,7 +106,7 @@ import Testing
                 channels: Int32(channels), border: Int32(border), pixel_stride: Int32(pixelStride))
         }
 
-        func randomize(_ random: inout SyntheticRandom, in range: ClosedRange<Int> = 0...255) {
+        func randomize(_ random: inout SeededRandom, in range: ClosedRange<Int> = 0...255) {
             for i in 0..<storage.count { storage[i] = UInt8(random.integer(range)) }
         }
 
@@ -162,7 +162,7 @@ import Testing
         }
 
         static func random(_ index: UInt64) -> ConvCase {
-            var random = SyntheticRandom(seed: SyntheticRandom.mix(index ^ 0x1A7E_8C0D))
+            var random = SeededRandom(seed: SeededRandom.mix(index ^ 0x1A7E_8C0D))
             let k = [1, 3, 7][random.integer(0...2)]
             // 3 is the stem's (padded to 4); multiples of 4; and any other count.
             let cin = [3, 4 * random.integer(1...12), random.integer(1...24)][random.integer(0...2)]
@@ -217,7 +217,7 @@ import Testing
         /// (border included, through the zero point) `inputValue`.
         init(_ spec: ConvCase, weight: ((Int) -> Int8)? = nil, inputValue: UInt8? = nil) {
             self.spec = spec
-            var random = SyntheticRandom(seed: spec.seed)
+            var random = SeededRandom(seed: spec.seed)
             let count = spec.cout * spec.cin * spec.k * spec.k
             let perChannel = spec.cin * spec.k * spec.k
             weights = (0..<count).map { weight?($0 / perChannel) ?? Int8(truncatingIfNeeded: random.integer(-128...127)) }
@@ -490,7 +490,7 @@ import Testing
     /// Strided pixels (the general loop) and dense 4-byte pixels (the image's one-word-per-pixel loop).
     @Test(arguments: [(pixelStride: 6, offset: 1), (pixelStride: 4, offset: 0)])
     func quantizePlanarRoundsHalfToEvenAndSaturates(layout: (pixelStride: Int, offset: Int)) {
-        var random = SyntheticRandom(seed: 41)
+        var random = SeededRandom(seed: 41)
         let (channels, height, width) = (3, 5, 19)
         // Halves (ties to even), the ±1024 clamp's neighbourhood and saturating values.
         let specials: [Float] = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 1023.5, 1024, 1024.5, -1024.5, 3e9, -3e9, 126.5, 127.5]
@@ -517,7 +517,7 @@ import Testing
     }
 
     @Test func dequantizePlanarIsScaleTimesDifference() {
-        var random = SyntheticRandom(seed: 42)
+        var random = SeededRandom(seed: 42)
         let input = ByteTensor(height: 4, width: 6, channels: 5, border: 1, pixelStride: 8, offset: 2, fill: 0)
         input.randomize(&random)
         let scale: Float = 0.0371, zero = 101
@@ -563,7 +563,7 @@ import Testing
 
     @Test(arguments: [(5, 7), (8, 16), (1, 1), (41, 80)])
     func maxPoolTakesTheWindowMaximum(_ height: Int, _ width: Int) {
-        var random = SyntheticRandom(seed: UInt64(height * 100 + width))
+        var random = SeededRandom(seed: UInt64(height * 100 + width))
         let input = ByteTensor(height: height, width: width, channels: 24, border: 1, fill: 0)
         input.randomize(&random)
         pq_fill_border(input.view, 0)
@@ -589,7 +589,7 @@ import Testing
 
     @Test(arguments: [false, true])
     func addUpsampledMatchesTheFormula(_ inPlace: Bool) {
-        var random = SyntheticRandom(seed: inPlace ? 7 : 8)
+        var random = SeededRandom(seed: inPlace ? 7 : 8)
         let (height, width, channels) = (5, 7, 20)
         let a = ByteTensor(height: height, width: width, channels: channels, border: 1, fill: 0)
         let b = ByteTensor(height: 3, width: 4, channels: channels, border: 1, pixelStride: 24, fill: 0)
@@ -616,7 +616,7 @@ import Testing
     }
 
     @Test func resizeBilinearMatchesTheFormula() {
-        var random = SyntheticRandom(seed: 9)
+        var random = SeededRandom(seed: 9)
         let input = ByteTensor(height: 6, width: 9, channels: 17, border: 0, fill: 0)
         input.randomize(&random)
         let (oh, ow) = (4, 13)
@@ -648,7 +648,7 @@ import Testing
     }
 
     @Test func gatherBEVCopiesVisibleFeaturesAndFillsTheRest() {
-        var random = SyntheticRandom(seed: 10)
+        var random = SeededRandom(seed: 10)
         let features = ByteTensor(height: 5, width: 7, channels: 6, border: 1, pixelStride: 8, offset: 1, fill: 0)
         features.randomize(&random)
         let depth = 3, (bevHeight, bevWidth) = (4, 5), pixels = 20

@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
@@ -8,17 +9,15 @@ import Testing
 
 /// The INT8 network, its file format and `--precision`: docs/guides/weights.md.
 @Suite struct Int8NetworkTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The random-initialisation weights (FP32), loaded once.
     static let fp32: Result<Safety40Weights, SafetensorsError> = Result { () throws(SafetensorsError) in
-        try Safety40Weights(path: root.appendingPathComponent("Weights/safety40-random-init.safetensors").path)
+        try Safety40Weights(path: repositoryPath("Weights/safety40-random-init.safetensors"))
     }
 
     /// The demo frame, preprocessed, and its LUT.
     static func sample() throws -> (image: [Float], lut: ProjectionLUT) {
-        let setup = try CalibrationFile.load(path: root.appendingPathComponent("docs/sample/synthetic/calibration.json").path)
-        let pixels = try FramePixels(try ImageFile.read(path: root.appendingPathComponent("docs/sample/synthetic/frame.png").path))
+        let setup = try CalibrationFile.load(path: repositoryPath("docs/sample/synthetic/calibration.json"))
+        let pixels = try FramePixels(try ImageFile.read(path: repositoryPath("docs/sample/synthetic/frame.png")))
         let calibration = CameraCalibration(setup)
         let preprocessor = Preprocessor()
         let image = withExtendedLifetime(preprocessor) { Array(preprocessor.process(pixels, crop: calibration.crop)) }

@@ -1,11 +1,11 @@
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryGeometry
 @testable import PeripheryInference
-@testable import PeripherySynthetic
 
-/// Deterministic test data from the synthetic world's SplitMix64, so failures reproduce.
-extension SyntheticRandom {
+/// Deterministic test data from the seeded generator, so failures reproduce.
+extension SeededRandom {
     mutating func float() -> Float { Float(next() >> 40) / Float(1 << 24) * 2 - 1 }
     mutating func floats(_ count: Int) -> [Float] { (0..<count).map { _ in float() } }
 }
@@ -63,7 +63,7 @@ func naiveConvolution(_ conv: Convolution, _ input: [Float], h: Int, w: Int, res
 /// ``naiveConvolution``.
 func naiveConvolutionError(
     _ conv: Convolution, h: Int, w: Int, residual useResidual: Bool = false, relu: Bool, threads: Int, scratch: Int,
-    rng: inout SyntheticRandom
+    rng: inout SeededRandom
 ) throws -> Double {
     let (context, arena) = try makeContext(threads: threads, scratch: scratch)
     let input = arena.tensor(conv.inChannels, h, w)
@@ -88,7 +88,7 @@ func naiveConvolutionError(
     /// with and without residual and ReLU, on 1–3 workers and scratch small enough to force tiling.
     @Test(arguments: 0..<24)
     func convolutionMatchesNaive(_ seed: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(seed) &* 7919 &+ 1)
+        var rng = SeededRandom(seed: UInt64(seed) &* 7919 &+ 1)
         let k = [1, 3, 7][rng.integer(0...2)], stride = rng.integer(1...2)
         let padding = seed % 5 == 0 ? 0 : k / 2
         let cin = rng.integer(1...13), cout = rng.integer(1...17), h = rng.integer(k...23), w = rng.integer(k...29)
@@ -106,7 +106,7 @@ func naiveConvolutionError(
     /// scratch allows: with scratch for the whole map, for half of it, and for a sixth of it.
     @Test(arguments: [(2, 1 << 20), (2, 1152 * 96), (3, 1152 * 32)])
     func largeWeightConvolutionMatchesNaive(threads: Int, scratch: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(threads * 31 + scratch))
+        var rng = SeededRandom(seed: UInt64(threads * 31 + scratch))
         let (cin, cout, h, w) = (128, 272, 12, 16)
         let conv = Convolution(
             name: "large", inChannels: cin, outChannels: cout, kernelSize: 3, stride: 1, padding: 1,
@@ -120,7 +120,7 @@ func naiveConvolutionError(
     /// `Convolution.cachedTile` per worker, so the cap, not the workers, sets the number of tiles.
     @Test(arguments: [1, 2, 3])
     func cachedTileConvolutionMatchesNaive(threads: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(threads) &+ 4242)
+        var rng = SeededRandom(seed: UInt64(threads) &+ 4242)
         let (h, w) = (300, 301)
         let conv = Convolution(
             name: "stem", inChannels: 3, outChannels: 16, kernelSize: 7, stride: 2, padding: 3,
@@ -132,7 +132,7 @@ func naiveConvolutionError(
 
     @Test(arguments: 0..<20)
     func maxPoolMatchesNaive(_ seed: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(seed) &+ 100)
+        var rng = SeededRandom(seed: UInt64(seed) &+ 100)
         let c = rng.integer(1...9), h = rng.integer(2...21), w = rng.integer(2...21)
         let (context, arena) = try makeContext(threads: rng.integer(1...3))
         let input = arena.tensor(c, h, w), output = arena.tensor(c, (h - 1) / 2 + 1, (w - 1) / 2 + 1)
@@ -156,7 +156,7 @@ func naiveConvolutionError(
 
     @Test(arguments: 0..<20)
     func bilinearMatchesPyTorchFormula(_ seed: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(seed) &+ 200)
+        var rng = SeededRandom(seed: UInt64(seed) &+ 200)
         let c = rng.integer(1...5), sh = rng.integer(1...17), sw = rng.integer(1...17), th = rng.integer(1...40), tw = rng.integer(1...40)
         let (context, arena) = try makeContext(threads: rng.integer(1...2))
         let source = arena.tensor(c, sh, sw), target = arena.tensor(c, th, tw)
@@ -185,7 +185,7 @@ func naiveConvolutionError(
 
     @Test(arguments: 0..<20)
     func nearestUpsampleAddMatchesNaive(_ seed: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(seed) &+ 300)
+        var rng = SeededRandom(seed: UInt64(seed) &+ 300)
         let c = rng.integer(1...5), sh = rng.integer(1...9), sw = rng.integer(1...9), th = rng.integer(1...20), tw = rng.integer(1...20)
         let (context, arena) = try makeContext(threads: rng.integer(1...2))
         let source = arena.tensor(c, sh, sw), target = arena.tensor(c, th, tw)
@@ -208,7 +208,7 @@ func naiveConvolutionError(
 
     @Test(arguments: 0..<20)
     func spaceToChannelMatchesPermuteReshape(_ seed: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(seed) &+ 400)
+        var rng = SeededRandom(seed: UInt64(seed) &+ 400)
         let (context, arena) = try makeContext(threads: rng.integer(1...3))
         let channels = rng.integer(1...9), x = rng.integer(1...7), y = rng.integer(1...9), z = rng.integer(1...3)
         let volume = arena.tensor(channels, 1, x * y * z), output = arena.tensor(z * channels, x, y)
@@ -232,7 +232,7 @@ func naiveConvolutionError(
     /// The fused head GEMM on the real head shape and 20 random ones.
     @Test(arguments: 0..<21)
     func pointwiseTransposedMatchesNaive(_ seed: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(seed) &+ 500)
+        var rng = SeededRandom(seed: UInt64(seed) &+ 500)
         let (cin, h, w, cout) = seed == 0 ? (192, 21, 40, 120) : (rng.integer(1...40), rng.integer(1...9), rng.integer(1...11), rng.integer(1...33))
         let conv = Convolution(
             name: "head", inChannels: cin, outChannels: cout, kernelSize: 1, stride: 1, padding: 0,
@@ -251,7 +251,7 @@ func naiveConvolutionError(
 
     @Test(arguments: 0..<20)
     func batchNormFoldingMatchesConvThenBatchNorm(_ seed: Int) {
-        var rng = SyntheticRandom(seed: UInt64(seed) &+ 600)
+        var rng = SeededRandom(seed: UInt64(seed) &+ 600)
         let cin = rng.integer(1...5), cout = rng.integer(1...6), k = [1, 3][seed % 2], h = rng.integer(3...8), w = rng.integer(3...9)
         let weights = rng.floats(cout * cin * k * k), input = rng.floats(cin * h * w)
         let gamma = rng.floats(cout), beta = rng.floats(cout), mean = rng.floats(cout)
@@ -281,7 +281,7 @@ func naiveConvolutionError(
     /// 20 random shapes, including maps that are not multiples of the 4×4 tile and 1-pixel maps.
     @Test(arguments: 0..<20)
     func winogradMatchesNaive(_ seed: Int) throws {
-        var rng = SyntheticRandom(seed: UInt64(seed) &+ 700)
+        var rng = SeededRandom(seed: UInt64(seed) &+ 700)
         let cin = rng.integer(1...19), cout = rng.integer(1...21), h = rng.integer(1...60), w = rng.integer(1...90)
         try check(cin: cin, cout: cout, h: h, w: w, threads: rng.integer(1...3), seed: seed, rng: &rng)
     }
@@ -290,11 +290,11 @@ func naiveConvolutionError(
     @Test(arguments: [(61, 97, 2), (64, 128, 3), (70, 90, 2)])
     func blockedWinogradMatchesNaive(h: Int, w: Int, threads: Int) throws {
         #expect(WinogradPlan(height: h, width: w, threads: threads).blocks > 0)
-        var rng = SyntheticRandom(seed: UInt64(h * w))
+        var rng = SeededRandom(seed: UInt64(h * w))
         try check(cin: 7, cout: 5, h: h, w: w, threads: threads, seed: h, rng: &rng)
     }
 
-    private func check(cin: Int, cout: Int, h: Int, w: Int, threads: Int, seed: Int, rng: inout SyntheticRandom) throws {
+    private func check(cin: Int, cout: Int, h: Int, w: Int, threads: Int, seed: Int, rng: inout SeededRandom) throws {
         let conv = Convolution(
             name: "w", inChannels: cin, outChannels: cout, kernelSize: 3, stride: 1, padding: 1,
             weights: rng.floats(cout * cin * 9), bias: rng.floats(cout))

@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
@@ -10,9 +11,8 @@ import Testing
 /// volume and head outputs (float32, from `tools/make_goldens.py`; the comma calibration LUT).
 /// Tolerance: max|ours − ref| / max|ref| ≤ 1e-4 per tensor.
 @Suite(.serialized) struct NetworkParityTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixturePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/safety40_parity.safetensors").path
-    static let weightsPath = root.appendingPathComponent("Weights/safety40-random-init.safetensors").path
+    static let weightsPath = repositoryPath("Weights/safety40-random-init.safetensors")
 
     static func relative(_ ours: [Float], _ reference: [Float]) -> Double {
         relativeError(ours, reference.map(Double.init))

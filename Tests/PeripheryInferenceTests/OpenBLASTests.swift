@@ -1,8 +1,8 @@
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryGeometry
 @testable import PeripheryInference
-@testable import PeripherySynthetic
 
 @Suite struct OpenBLASTests {
     static let zen3 = """
@@ -50,7 +50,7 @@ import Testing
 
     @Test func sgemmMatchesNaiveProductOnOddShapes() throws {
         let blas = try OpenBLAS.load()
-        var rng = SyntheticRandom(seed: 77)
+        var rng = SeededRandom(seed: 77)
         for _ in 0..<20 {
             let m = rng.integer(1...70), n = rng.integer(1...70), k = rng.integer(1...90)
             let a = rng.floats(m * k), b = rng.floats(k * n)

@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
@@ -8,17 +9,15 @@ import Testing
 
 /// The engine's rebuild and reset rules on the bundled sample frame (docs/sample).
 @Suite(.serialized) struct PerceptionEngineTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     let engine: PerceptionEngine
     let pixels: FramePixels
     let setup: CameraSetup
 
     init() throws {
         engine = try PerceptionEngine(
-            weights: try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path), threads: 2)
-        pixels = try FramePixels(try ImageFile.read(path: Self.root.appendingPathComponent("docs/sample/frame.png").path))
-        setup = try CalibrationFile.load(path: Self.root.appendingPathComponent("docs/sample/calibration.json").path)
+            weights: try Safety40Weights(path: repositoryPath("Weights/safety40-random-init.safetensors")), threads: 2)
+        pixels = try FramePixels(try ImageFile.read(path: repositoryPath("docs/sample/frame.png")))
+        setup = try CalibrationFile.load(path: repositoryPath("docs/sample/calibration.json"))
     }
 
     func frame(t: Double, ego: EgoDelta?, pose: MountPose? = nil) -> PerceptionFrame {
@@ -67,7 +66,7 @@ import Testing
         let result = try engine.process(frame(t: 0, ego: nil))
         let preprocessor = Preprocessor()
         let detector = try Detector(
-            weights: try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path), threads: 2)
+            weights: try Safety40Weights(path: repositoryPath("Weights/safety40-random-init.safetensors")), threads: 2)
         let calibration = CameraCalibration(setup)
         var direct: [Detection] = []
         _ = try detector.detect(

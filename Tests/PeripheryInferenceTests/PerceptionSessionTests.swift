@@ -12,8 +12,6 @@ import Testing
 /// whichever way the run ends. The reference is the script itself: what it delivered, dropped and
 /// flagged.
 @Suite(.serialized) struct PerceptionSessionTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// A source that plays a script: frames (with drops and damage flags), then an end or an error.
     struct ScriptedSource: FrameSource {
         var frames: [SourceFrame]
@@ -49,9 +47,9 @@ import Testing
 
     init() throws {
         engine = try PerceptionEngine(
-            weights: try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path), threads: 2)
-        image = try ImageFile.read(path: Self.root.appendingPathComponent("docs/sample/frame.png").path)
-        setup = try CalibrationFile.load(path: Self.root.appendingPathComponent("docs/sample/calibration.json").path)
+            weights: try Safety40Weights(path: repositoryPath("Weights/safety40-random-init.safetensors")), threads: 2)
+        image = try ImageFile.read(path: repositoryPath("docs/sample/frame.png"))
+        setup = try CalibrationFile.load(path: repositoryPath("docs/sample/calibration.json"))
     }
 
     func frame(_ i: Int, dropped: Int = 0, corrupt: Bool = false, gap: Double? = nil) -> SourceFrame {

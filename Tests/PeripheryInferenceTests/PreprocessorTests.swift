@@ -1,11 +1,11 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
 @testable import PeripheryGeometry
 @testable import PeripheryIO
 @testable import PeripheryInference
-@testable import PeripherySynthetic
 
 /// Fixtures made by tools/make_preprocess_fixture.py (Pillow LANCZOS reference).
 private let preprocessFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -240,7 +240,7 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
             (200, 120, -30, -20, 260, 170, 512, 256), (50, 40, 30, 25, 90, 70, 37, 211), (17, 9, 0, 0, 17, 9, 17, 9),
             (900, 600, 100, 50, 700, 500, 3, 2), (1, 1, 0, 0, 1, 1, 512, 256),
         ]
-        var random = SyntheticRandom(seed: 2024)
+        var random = SeededRandom(seed: 2024)
         for _ in 0..<24 {
             let w = random.integer(1...700), h = random.integer(1...500)
             geometries.append(

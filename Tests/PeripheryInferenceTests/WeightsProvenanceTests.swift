@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryInference
@@ -6,8 +7,6 @@ import Testing
 /// The provenance read from a weights file's metadata: what the CLI's notes, the sidecar's
 /// checkpoint and the live view's metadata are made from.
 struct WeightsProvenanceTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     @Test func metadataKeysGiveTheTraining() {
         #expect(WeightsProvenance(metadata: ["trained": "false", "training_data": "synthetic"]).training == .untrained)
         #expect(WeightsProvenance(metadata: ["trained": "true", "training_data": "synthetic"]).training == .synthetic)
@@ -20,7 +19,7 @@ struct WeightsProvenanceTests {
     /// The bundled files say what Weights/README.md says they are.
     @Test func bundledWeights() throws {
         func provenance(_ file: String) throws -> WeightsProvenance {
-            try Safety40Weights(path: Self.root.appendingPathComponent("Weights/\(file).safetensors").path).provenance
+            try Safety40Weights(path: repositoryPath("Weights/\(file).safetensors")).provenance
         }
         #expect(try provenance("safety40-random-init").training == .untrained)
         let demo = try provenance("safety40-synthetic")

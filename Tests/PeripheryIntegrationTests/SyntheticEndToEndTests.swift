@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
@@ -10,7 +11,6 @@ import Testing
 /// The demo weights through the whole engine on three committed synthetic frames that no training
 /// run saw (seed 777, frames 9, 12 and 22: 13 vehicles, 0–35 m), scored by the evaluation rule.
 @Suite struct SyntheticEndToEndTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let frames = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/synthetic").path
 
     func evaluate(weights: String) throws -> DetectionReport {
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func demoWeightsFindTheVehiclesWhereTheyAre() throws {
-        let report = try evaluate(weights: Self.root.appendingPathComponent("Weights/safety40-synthetic.safetensors").path)
+        let report = try evaluate(weights: repositoryPath("Weights/safety40-synthetic.safetensors"))
         #expect(report.frames == 3)
         #expect(report.recall >= 0.6, "\(report)")
         #expect(report.precision >= 0.6, "\(report)")
@@ -40,7 +40,7 @@ import Testing
     /// The same frames through the untrained random initialisation find nothing right: the test
     /// above measures the training, not the frames.
     @Test func untrainedWeightsDoNot() throws {
-        let report = try evaluate(weights: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path)
+        let report = try evaluate(weights: repositoryPath("Weights/safety40-random-init.safetensors"))
         #expect(report.recall < 0.3, "\(report)")
     }
 }

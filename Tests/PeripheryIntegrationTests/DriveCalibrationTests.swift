@@ -12,8 +12,6 @@ import Testing
 /// back as a drive directory, its mount pitch estimated by the engine while it detects, and the
 /// estimate applied to the calibration once converged.
 @Suite struct DriveCalibrationEndToEndTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     @Test func engineEstimatesAndAppliesTheMountPitch() throws {
         let folder = try scratchFolder("drive-calibration")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -30,7 +28,7 @@ import Testing
         let courseYaw = try #require(CourseYaw.estimate(drive.courseYawFixes))
         #expect(courseYaw.fixes == 6 && abs(courseYaw.yaw - truth.yaw) < 0.1 * .pi / 180, "\(courseYaw.yaw * 180 / .pi)°")
 
-        let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path)
+        let weights = try Safety40Weights(path: repositoryPath("Weights/safety40-random-init.safetensors"))
         let engine = try PerceptionEngine(weights: weights, threads: 2)
         let start = MountPose.fallback // pitch −3.659°: 1.26° off
         let profile = PitchWindow.Profile(
@@ -85,7 +83,7 @@ import Testing
         let calibration = try DriveMountCalibration(drive: drive, setup: start)
         let report = try calibration.run()
 
-        let weights = try Safety40Weights(path: DriveCalibrationEndToEndTests.root.appendingPathComponent("Weights/safety40-random-init.safetensors").path)
+        let weights = try Safety40Weights(path: repositoryPath("Weights/safety40-random-init.safetensors"))
         let engine = try PerceptionEngine(weights: weights, threads: 2)
         engine.mountCalibrator = try DriveMountCalibration(drive: drive, setup: start).calibrator
         var source = DriveFrameSource(drive: drive)

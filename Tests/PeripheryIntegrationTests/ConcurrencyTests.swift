@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryTestSupport
 import Synchronization
 import Testing
 
@@ -12,7 +13,6 @@ import Testing
 /// running at once give bit-for-bit the results of one engine running alone (detections, tracks and
 /// counters over a short drive), so the weights are read-only and nothing else is shared.
 @Suite struct ConcurrencyTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let frames = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/synthetic").path
 
     /// What one engine reports for one frame.
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func fourEnginesInParallelMatchOneAlone() throws {
-        let weights = try Safety40Weights(path: Self.root.appendingPathComponent("Weights/safety40-synthetic.safetensors").path)
+        let weights = try Safety40Weights(path: repositoryPath("Weights/safety40-synthetic.safetensors"))
         let dataset = SyntheticDataset(path: Self.frames)
         let inputs = try dataset.indices().map { index in
             let (image, setup, _) = try dataset.read(index: index)
