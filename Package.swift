@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "PeripheryInference", targets: ["PeripheryInference"]),
         .library(name: "PeripheryServer", targets: ["PeripheryServer"]),
         .executable(name: "periphery", targets: ["periphery-cli"]),
+        // The C API (periphery.h): `make install` puts it in place as libperiphery.so (its soname).
+        .library(name: "PeripheryC", type: .dynamic, targets: ["PeripheryC"]),
     ],
     targets: [
         .target(name: "PeripheryCore"),
@@ -56,6 +58,13 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "periphery-cli", dependencies: ["Periphery"]),
+        // The C API's boundary: periphery.h and the thread-local error message (CPeriphery), the
+        // exported functions over the library (PeripheryC).
+        .target(name: "CPeriphery"),
+        .target(
+            name: "PeripheryC", dependencies: ["CPeriphery", "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryInference"],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libperiphery.so"])]
+        ),
         // The README's first Swift block, built and run by `make test` (tools/check_readme_example.py).
         .executableTarget(name: "periphery-example", dependencies: ["Periphery"], path: "Examples/QuickStart"),
         // The README's live-stream block, run against a UDP stream by tools/check_live.sh.

@@ -252,7 +252,7 @@ private func pillowResize(_ frame: FramePixels, x: Int, y: Int, width: Int, heig
         var identity = [Float](repeating: 0, count: 3 * 256)
         for i in identity.indices { identity[i] = Float(i % 256) }
         for (index, g) in geometries.enumerated() {
-            let format: PixelFormat = index % 2 == 0 ? .rgb8 : .bgra8
+            let format = PixelFormat.allCases[index % PixelFormat.allCases.count]
             let rowStride = g.0 * format.bytesPerPixel + index % 5
             var bytes = [UInt8](repeating: 0, count: rowStride * g.1)
             // Noise, and hard black-and-white edges whose Lanczos ringing leaves 0 ... 255.

@@ -65,7 +65,7 @@ public struct MountPose: Sendable, Hashable, Codable {
     ///
     /// - Throws: `CalibrationError` naming `pitch_deg`, `roll_deg`, `yaw_deg`, `height_m`,
     ///   `forward_of_origin_m` or `lateral_offset_m`.
-    func validate() throws(CalibrationError) {
+    public func validate() throws(CalibrationError) {
         let degrees = MountPose.maxAngleDegrees
         for (value, name) in [(pitch, "pitch_deg"), (roll, "roll_deg"), (yaw, "yaw_deg")] {
             try checkField(value * 180 / .pi, name, in: -degrees...degrees, allowed: "|angle| ≤ \(degrees)°")

@@ -135,9 +135,12 @@ public final class PerceptionEngine {
     /// Tracker counters so far.
     public var counters: TrackerCounters { replay.tracker.counters }
 
-    /// Forgets all tracks and the previous frame.
+    /// Forgets all tracks, the previous frame and the calibration built for it.
     public func reset() {
         replay.reset()
+        // The calibration too, so that a reset engine gives what a fresh one gives (`RebuildPolicy`
+        // would keep a nearly equal old calibration).
+        current = nil
     }
 
     /// Processes one frame.

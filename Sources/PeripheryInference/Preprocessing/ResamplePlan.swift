@@ -206,6 +206,8 @@ final class ResamplePlan {
             switch format {
             case .rgb8:
                 plan.resize(band, worker: worker, frame: frame, bytesPerPixel: 3, red: 0, green: 1, blue: 2, job: self)
+            case .bgr8:
+                plan.resize(band, worker: worker, frame: frame, bytesPerPixel: 3, red: 2, green: 1, blue: 0, job: self)
             case .bgra8:
                 plan.resize(band, worker: worker, frame: frame, bytesPerPixel: 4, red: 2, green: 1, blue: 0, job: self)
             }
