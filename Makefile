@@ -5,11 +5,11 @@ SWIFT ?= swift
 # @testable imports working in release.
 RELEASE := -c release -Xswiftc -enable-testing
 # Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
-DEB_PACKAGES := libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients libwebsockets-dev
+DEB_PACKAGES := patchelf libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients libwebsockets-dev
 # Only for `make test-tools`: the browser the live page is tested in.
 TOOLS_DEB_PACKAGES := chromium
 
-.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint
+.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint install check-c-api
 
 test: deps lint
 	python3 tools/check_sources.py
@@ -19,6 +19,19 @@ test: deps lint
 	PERIPHERY_ALLOCATION_TEST=1 $(SWIFT) test $(RELEASE) --skip-build --filter AllocationTests
 	$(MAKE) check-cli BIN=.build/release/periphery
 	python3 tools/check_readme_example.py .build/release/periphery-example
+	$(MAKE) check-c-api
+
+# The C API (docs/guides/c-api.md): `make install PREFIX=DIR` puts periphery.h, libperiphery.so, the
+# Swift runtime libraries it needs and periphery.pc under DIR. check-c-api builds the C test and the
+# C++ example against such a tree alone and compares their detections with the CLI's.
+PREFIX ?= /usr/local
+PERIPHERY_VERSION := $(shell sed -n 's/^\#define PERIPHERY_VERSION_STRING "\(.*\)"/\1/p' Sources/CPeriphery/include/periphery.h)
+install: deps
+	$(SWIFT) build $(RELEASE) --product PeripheryC
+	bash tools/install_c_api.sh .build/release "$(PREFIX)" $(PERIPHERY_VERSION)
+check-c-api:
+	$(SWIFT) build $(RELEASE) --product PeripheryC
+	bash tools/check_c_api.sh .build/release .build/release/periphery
 
 # The toolchain's swift-format with the repository's .swift-format: `make format` rewrites the tree,
 # `make lint` (part of `make test`) fails on any finding.
@@ -83,6 +96,10 @@ test-asan: deps
 	$(SWIFT) build $(RELEASE) --build-tests --scratch-path .build/asan --sanitize=address
 	SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp \
 		$(SWIFT) test $(RELEASE) --skip-build --scratch-path .build/asan --sanitize=address
+	# The C test against an installed AddressSanitizer build of libperiphery.so.
+	$(SWIFT) build $(RELEASE) --scratch-path .build/asan --sanitize=address --product PeripheryC
+	$(SWIFT) build $(RELEASE) --product periphery
+	bash tools/check_c_api.sh .build/asan/release .build/release/periphery --asan
 
 test-tsan: deps
 	$(SWIFT) build $(RELEASE) --build-tests --scratch-path .build/tsan --sanitize=thread

@@ -3,6 +3,6 @@
 #define PERIPHERY_INTERNAL_H
 
 /** Sets the calling thread's periphery_last_error() message (NULL clears it). */
-void periphery_internal_set_error(const char *message);
+__attribute__((visibility("hidden"))) void periphery_internal_set_error(const char *message);
 
 #endif
