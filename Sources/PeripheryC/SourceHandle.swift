@@ -31,15 +31,20 @@ final class SourceHandle {
             engine: try engine.available(), setup: setup, outputs: [ChannelOutput(channel: channel)], options: options, stop: stop)
         self.engine = engine
         if let live {
-            guard let setup else { throw BoundaryFailure(status: PERIPHERY_ERROR_CALIBRATION, message: "\(LiveSourceKind.redacted(input)): a live source needs a calibration") }
+            guard let setup else {
+                throw BoundaryFailure(status: PERIPHERY_ERROR_CALIBRATION, message: "\(LiveSourceKind.redacted(input)): a live source needs a calibration")
+            }
             let source = try LiveFrameSource(source: input, kind: live, width: setup.intrinsics.width, height: setup.intrinsics.height, stop: stop)
             start(session, source)
         } else if isVideo {
             let source = try VideoFrameSource(path: input)
-            guard let setup else { throw BoundaryFailure(status: PERIPHERY_ERROR_CALIBRATION, message: "\(input): a video needs a calibration (or calibration.json beside it)") }
+            guard let setup else {
+                throw BoundaryFailure(status: PERIPHERY_ERROR_CALIBRATION, message: "\(input): a video needs a calibration (or calibration.json beside it)")
+            }
             guard source.info.width == setup.intrinsics.width, source.info.height == setup.intrinsics.height else {
                 throw VideoError.mismatch(
-                    path: input, reason: "frames are \(source.info.width)x\(source.info.height), the calibration's \(setup.intrinsics.width)x\(setup.intrinsics.height)")
+                    path: input,
+                    reason: "frames are \(source.info.width)x\(source.info.height), the calibration's \(setup.intrinsics.width)x\(setup.intrinsics.height)")
             }
             start(session, source)
         } else {
@@ -85,7 +90,7 @@ private final class SessionRun: @unchecked Sendable {
         do {
             try session.run(&source)
         } catch {
-            if case .output = error { return }  // the caller destroyed the source
+            if case .output = error { return } // the caller destroyed the source
             guard channel.put(.failure(BoundaryFailure(error))) else { return }
         }
         _ = channel.put(.end)
