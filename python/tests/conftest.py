@@ -16,7 +16,7 @@ BIN = Path(os.environ.get("PERIPHERY", ROOT / ".build/release/periphery"))
 
 
 @pytest.fixture(scope="session")
-def periphery() -> Path:
+def periphery_cli() -> Path:
     """The `periphery` CLI; the tests fail, saying so, without it."""
     if not BIN.is_file():
         pytest.fail(f"no periphery CLI at {BIN}: build it (swift build -c release) or set PERIPHERY")
@@ -24,12 +24,12 @@ def periphery() -> Path:
 
 
 @pytest.fixture(scope="session")
-def cli_has(periphery: Path):
+def cli_has(periphery_cli: Path):
     """``cli_has(command, *options)``: whether the CLI knows a subcommand (and options): it accepts
     ``--help`` and the help names them."""
 
     def has(*words: str) -> bool:
-        result = subprocess.run([str(periphery), words[0], "--help"], capture_output=True, text=True)
+        result = subprocess.run([str(periphery_cli), words[0], "--help"], capture_output=True, text=True)
         text = result.stdout + result.stderr
         return result.returncode == 0 and "unknown command" not in text and all(w in text for w in words[1:])
 

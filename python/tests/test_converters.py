@@ -53,17 +53,17 @@ class Setup(NamedTuple):
 
 
 @pytest.fixture(scope="module")
-def setup(periphery: Path, tmp_path_factory) -> Setup:
+def setup(periphery_cli: Path, tmp_path_factory) -> Setup:
     from periphery.convert import export_coreml
 
     tmp = tmp_path_factory.mktemp("converters")
-    subprocess.run([str(periphery), "lut", "--calibration", str(CALIBRATION), "--out", str(tmp / "lut.bin")],
+    subprocess.run([str(periphery_cli), "lut", "--calibration", str(CALIBRATION), "--out", str(tmp / "lut.bin")],
                    check=True, capture_output=True)
     model = s40.load_state(RANDOM_WEIGHTS)
     images = vp.inputs(1, CALIBRATION, s40.load_lut(tmp / "lut.bin"))
     reference = [vp.torch_outputs(model, case.image, case.lut) for case in images]
     packages = export_coreml.export(model, tmp / "packages")
-    return Setup(tmp, periphery, model, images, reference, packages)
+    return Setup(tmp, periphery_cli, model, images, reference, packages)
 
 
 class Config:

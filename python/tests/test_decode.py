@@ -115,19 +115,19 @@ def head(tmp_path_factory) -> Dict[str, object]:
     return {"path": path, **tensors}
 
 
-def library(periphery: Path, head_file: Path, threshold: float, radius: float, implausible: bool) -> List[dict]:
+def library(periphery_cli: Path, head_file: Path, threshold: float, radius: float, implausible: bool) -> List[dict]:
     """`periphery decode` → its detections (dicts of score, label, class, x, y, z, length, width, height, yaw)."""
-    command = [str(periphery), "decode", "--head", str(head_file), "--threshold", str(threshold),
+    command = [str(periphery_cli), "decode", "--head", str(head_file), "--threshold", str(threshold),
                "--nms-radius", str(radius)] + (["--reject-implausible"] if implausible else [])
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
-def test_the_data_are_unambiguous_and_exercise_every_rule(periphery: Path, head) -> None:
+def test_the_data_are_unambiguous_and_exercise_every_rule(periphery_cli: Path, head) -> None:
     """Preconditions of the comparison: decisions that rounding cannot flip, and work for each rule."""
     low = min(THRESHOLDS) - 0.05
-    every = library(periphery, head["path"], low, 0.0, False)  # no NMS, no filter: all in-region vehicles
+    every = library(periphery_cli, head["path"], low, 0.0, False)  # no NMS, no filter: all in-region vehicles
     scores = np.array([d["score"] for d in every])
     for threshold in THRESHOLDS:
         assert np.abs(scores - threshold).min() > 1e-5, threshold
@@ -138,10 +138,10 @@ def test_the_data_are_unambiguous_and_exercise_every_rule(periphery: Path, head)
     assert np.abs(distances[np.triu_indices(len(every), 1)] - NMS_RADIUS).min() > 1e-6
     # Each rule drops something: the threshold, the plausibility filter, NMS; and pedestrians and the
     # region drop candidates that would otherwise pass.
-    filtered = library(periphery, head["path"], low, 0.0, True)
-    kept = library(periphery, head["path"], low, NMS_RADIUS, True)
+    filtered = library(periphery_cli, head["path"], low, 0.0, True)
+    kept = library(periphery_cli, head["path"], low, NMS_RADIUS, True)
     assert len(every) > len(filtered) > len(kept) > 0
-    assert len(library(periphery, head["path"], 0.5, NMS_RADIUS, True)) < len(kept)
+    assert len(library(periphery_cli, head["path"], 0.5, NMS_RADIUS, True)) < len(kept)
     scores_all = 1 / (1 + np.exp(-head["classes"].astype(np.float64)))
     strong = scores_all.max(1) >= low
     assert (strong & (scores_all.argmax(1) == 3)).sum() > 0
@@ -150,9 +150,9 @@ def test_the_data_are_unambiguous_and_exercise_every_rule(periphery: Path, head)
 
 
 @pytest.mark.parametrize("threshold", THRESHOLDS)
-def test_trainer_decode_matches_the_library(periphery: Path, head, threshold: float) -> None:
+def test_trainer_decode_matches_the_library(periphery_cli: Path, head, threshold: float) -> None:
     ours = T.decode(head["classes"], head["boxes"], head["directions"], threshold)
-    theirs = library(periphery, head["path"], threshold, NMS_RADIUS, True)
+    theirs = library(periphery_cli, head["path"], threshold, NMS_RADIUS, True)
     assert len(ours) == len(theirs) > 5
     worst = {"score": 0.0, "metres": 0.0, "yaw": 0.0}
     for mine, lib in zip(ours, theirs):

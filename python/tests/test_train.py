@@ -37,10 +37,10 @@ def tmp(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def data(periphery: Path, tmp: Path) -> Path:
+def data(periphery_cli: Path, tmp: Path) -> Path:
     """Six native frames (`periphery synth --network-inputs`, seed 31)."""
     out = tmp / "data"
-    subprocess.run([str(periphery), "synth", "--frames", "6", "--seed", "31", "--out", str(out), "--network-inputs"],
+    subprocess.run([str(periphery_cli), "synth", "--frames", "6", "--seed", "31", "--out", str(out), "--network-inputs"],
                    check=True, capture_output=True)
     return out
 
@@ -173,11 +173,11 @@ def test_unknown_and_out_of_view_labels_are_never_positives() -> None:
         assert T.match([(0.9, 0, 12.0, 1.0, 0.8, 4.5, 1.9, 1.6, 0.2)], [box], 0.6)["fp"] == [0]
 
 
-def test_overfits_two_frames_and_fine_tunes_from_its_export(periphery: Path, tmp: Path) -> None:
+def test_overfits_two_frames_and_fine_tunes_from_its_export(periphery_cli: Path, tmp: Path) -> None:
     """A native dir: 12 iterations on 2 frames bring the total loss under half its first value; the
     exported F16 weights load back with --init-from FILE.safetensors."""
     data, out = tmp / "two", tmp / "overfit"
-    subprocess.run([str(periphery), "synth", "--frames", "2", "--seed", "7", "--out", str(data), "--network-inputs"],
+    subprocess.run([str(periphery_cli), "synth", "--frames", "2", "--seed", "7", "--out", str(data), "--network-inputs"],
                    check=True, capture_output=True)
     weights = out / "w.safetensors"
     T.main(["--data", str(data), "--out", str(out), "--iterations", "12", "--batch", "2", "--warmup", "3",
@@ -195,13 +195,13 @@ def test_overfits_two_frames_and_fine_tunes_from_its_export(periphery: Path, tmp
             assert torch.equal(v, trained[k].half().float()), k
 
 
-def prepared_layout(periphery: Path, cli_has, tmp: Path, flag: str, keep) -> None:
+def prepared_layout(periphery_cli: Path, cli_has, tmp: Path, flag: str, keep) -> None:
     if not cli_has("prepare"):
-        pytest.skip(f"`{periphery} prepare` does not exist yet: rerun when it does")
+        pytest.skip(f"`{periphery_cli} prepare` does not exist yet: rerun when it does")
     if not cli_has("synth", flag):
-        pytest.skip(f"`{periphery} synth` has no {flag} yet: rerun when it has")
+        pytest.skip(f"`{periphery_cli} synth` has no {flag} yet: rerun when it has")
     made = tmp / f"made{flag}"
-    subprocess.run([str(periphery), "synth", "--frames", "4", "--seed", "5", "--out", str(made), flag],
+    subprocess.run([str(periphery_cli), "synth", "--frames", "4", "--seed", "5", "--out", str(made), flag],
                    check=True, capture_output=True)
     # Only the foreign layout's own files, so that nothing synthetic-native can be read instead.
     root = tmp / f"root{flag}"
@@ -224,13 +224,13 @@ def prepared_layout(periphery: Path, cli_has, tmp: Path, flag: str, keep) -> Non
     assert (cache / "complete").stat().st_mtime_ns == stamp
 
 
-def test_trains_from_a_kitti_layout(periphery: Path, cli_has, tmp: Path) -> None:
-    prepared_layout(periphery, cli_has, tmp, "--kitti",
+def test_trains_from_a_kitti_layout(periphery_cli: Path, cli_has, tmp: Path) -> None:
+    prepared_layout(periphery_cli, cli_has, tmp, "--kitti",
                     lambda name: name not in ("images", "labels", "calibration", "network"))
 
 
-def test_trains_from_a_cityscapes3d_layout(periphery: Path, cli_has, tmp: Path) -> None:
-    prepared_layout(periphery, cli_has, tmp, "--cityscapes3d",
+def test_trains_from_a_cityscapes3d_layout(periphery_cli: Path, cli_has, tmp: Path) -> None:
+    prepared_layout(periphery_cli, cli_has, tmp, "--cityscapes3d",
                     lambda name: name not in ("images", "labels", "calibration", "network"))
 
 
