@@ -118,7 +118,8 @@ leak-check: deps
 clean:
 	rm -rf .build
 
-# --- Python tooling (tools/): reference network, weights, parity fixtures, ONNX export, peer benchmarks.
+# --- Python tooling: the package python/ (periphery.reference, .train, .convert, .bench; extras
+# train, convert, bench) installed in development mode, and the development scripts of tools/.
 # Not needed by `make test`. `make venv` is idempotent: it reinstalls only when requirements change.
 PYTHON ?= python3
 VENV := tools/.venv
@@ -127,16 +128,16 @@ VENV := tools/.venv
 
 venv: $(VENV)/.stamp
 
-# Tests of the Python tooling: the trainer (target coding, LUT camera fit, exact resume) and the
-# weight converters (checkpoint and Core ML round trips through the Swift runtime, refusals), and
+# Tests of the Python tooling (pytest, python/tests): the trainer (target coding, LUT camera fit, exact
+# resume), its decode against the library's, the weight converters (checkpoint and Core ML round trips
+# through the Swift runtime, refusals) and the extras' pins; the INT8 network against PyTorch; and
 # the MCAP of a video run read by the `mcap` package and Foxglove's schemas.
 # Needs the venv and the release CLI (built with the flags of `make test`, so that build is reused).
 test-tools: venv
 	$(MAKE) deps EXTRA_DEB_PACKAGES="$(TOOLS_DEB_PACKAGES)"
 	$(SWIFT) build $(RELEASE)
-	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_train.py
-	PERIPHERY=.build/release/periphery $(VENV)/bin/python tools/test_converters.py
-	$(VENV)/bin/python tools/verify_int8.py --binary .build/release/periphery
+	PERIPHERY=.build/release/periphery $(VENV)/bin/python -m pytest python/tests
+	$(VENV)/bin/periphery-verify-int8 --binary .build/release/periphery
 	bash tools/check_mcap.sh .build/release/periphery $(VENV)/bin/python
 	# Our Cityscapes 3D files read by cityscapesscripts' own box and camera classes (docs/guides/training.md §6).
 	$(VENV)/bin/python tools/check_cityscapes3d.py --self-test
@@ -145,10 +146,12 @@ test-tools: venv
 	# The live page in headless Chromium: two screenshots, a server restart, a strict CSP (docs/guides/live.md).
 	$(VENV)/bin/python tools/check_page.py --periphery .build/release/periphery --out .build/page-check
 
-$(VENV)/.stamp: tools/requirements.txt
+# The package in development mode (-e: the venv runs python/ as it is in the checkout) with every
+# extra, resolved together with tools/requirements.txt, whose pins are the extras' own.
+$(VENV)/.stamp: tools/requirements.txt tools/requirements-live.txt python/pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --upgrade pip
-	$(VENV)/bin/python -m pip install --no-cache-dir -r tools/requirements.txt
+	$(VENV)/bin/python -m pip install --no-cache-dir -r tools/requirements.txt -e './python[train,convert,bench]'
 	touch $@
 
 # The CPU's arithmetic ceiling for docs/results/benchmarks.md: FMA and BF16 throughput of one core, and the

@@ -28,16 +28,15 @@ import signal
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 
 import websockets
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_page import Failure, attach  # noqa: E402
-from check_serve import free_port, masked_text, raw_handshake  # noqa: E402
+# Beside this script, so on the path of `python tools/bench_serve.py`.
+from check_page import Failure, attach
+from check_serve import free_port, masked_text, raw_handshake
 
 PAGE_TOPICS = {"/camera/image", "/camera/calibration", "/tf", "/ego/path", "/perception/result", "/perception/stats"}
 

@@ -17,7 +17,7 @@ if not blocks or blocks[0] != source:
 if len(blocks) < 2 or blocks[1] != (ROOT / "Examples/LiveStream/main.swift").read_text():
     sys.exit("README's second ```swift block differs from Examples/LiveStream/main.swift")
 tolerances = set(re.findall(r"\)\) <= (\d+e-\d+)", (ROOT / "Tests/PeripheryInferenceTests/NetworkParityTests.swift").read_text()))
-stated = re.findall(r"PyTorch reference \(`tools/safety40_torch.py`\) to (\d+e-\d+) relative", readme)
+stated = re.findall(r"PyTorch reference \(`python/periphery/reference/safety40.py`\) to (\d+e-\d+) relative", readme)
 if len(tolerances) != 1 or stated != sorted(tolerances):
     sys.exit(f"README states parity to {stated}, NetworkParityTests enforces {sorted(tolerances)}")
 run = subprocess.run([sys.argv[1]], cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -37,8 +37,8 @@ import websockets
 from google.protobuf import json_format
 from mcap.reader import make_reader
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verify_mcap import TYPES, to_protobuf_json  # noqa: E402
+# Beside this script, so on the path of `python tools/check_serve.py`.
+from verify_mcap import TYPES, to_protobuf_json
 
 FPS, FRAMES = 15, 90
 WEIGHTS = "Weights/safety40-synthetic-int8.safetensors"

@@ -7,7 +7,7 @@ Output (float32 safetensors, default
 ========== ==================== ===============================================
 name       shape                meaning
 ========== ==================== ===============================================
-image      [1, 3, 256, 512]     normalised input (``safety40_torch.fixture_image``)
+image      [1, 3, 256, 512]     normalised input (``periphery.reference.safety40.fixture_image``)
 features   [1, 64, 64, 128]     ``neck_fuse_0`` output (`docs/reference/network.md#3-fuse-to-one-stride-4-map`)
 volume     [1, 64, 41, 80, 2]   LUT gather, invisible voxels 0 (§4)
 classes    [6720, 4]            class logits, candidate-major (§6)
@@ -15,7 +15,7 @@ boxes      [6720, 9]            box codes, candidate-major
 directions [6720, 2]            direction logits, candidate-major
 ========== ==================== ===============================================
 
-The values are the float32 forward pass of ``tools/safety40_torch.py`` on the committed weights
+The values are the float32 forward pass of ``periphery.reference.safety40`` on the committed weights
 and the committed self-check LUT. The same pass in float64 measures the reference's own float32
 noise, max|f32 − f64| / max|f64| per tensor, which is printed and stored in the metadata
 (``noise_<name>``) so that parity tolerances can be set against it.
@@ -32,8 +32,7 @@ from typing import Dict, List, Optional
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as s40  # noqa: E402
+from periphery.reference import safety40 as s40
 
 DEFAULT_WEIGHTS = s40.REPO_ROOT / "Weights/safety40-random-init.safetensors"
 DEFAULT_OUTPUT = s40.REPO_ROOT / "Tests/PeripheryInferenceTests/Fixtures/safety40_parity.safetensors"
@@ -89,7 +88,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     tensors = {"image": image.astype(np.float32)}
     tensors.update({k: f32[k].astype(np.float32) for k in NAMES})
     metadata = {
-        "generator": "tools/make_goldens.py (PyTorch reference tools/safety40_torch.py, float32)",
+        "generator": "tools/make_goldens.py (PyTorch reference periphery.reference.safety40, float32)",
         "torch_version": torch.__version__,
         "weights_file": args.weights.name,
         "weights_sha256": sha256(args.weights),

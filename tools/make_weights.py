@@ -2,7 +2,7 @@
 """Writes a seeded random initialisation of the Safety40 network as F16 safetensors.
 
 The file is NOT a trained model. It exists so that the Swift runtime can be tested for numerical
-parity with the PyTorch reference (tools/safety40_torch.py) on weights whose activations stay O(1)
+parity with the PyTorch reference (periphery.reference.safety40) on weights whose activations stay O(1)
 through the whole network, with a classification bias chosen so that a few dozen candidates of the
 parity fixture clear sigmoid 0.5 (decode parity is then not trivial).
 
@@ -19,7 +19,7 @@ Recipe (all draws from ``numpy.random.default_rng(seed)``, in state-dict order):
   branch (``bn2`` of BasicBlocks, ``conv1.bn`` of ResModule2D) so that the residual sums do not
   double the variance at every block; BN bias normal(0, 0.05); running_mean normal(0, 0.05);
   running_var uniform(0.5, 1.5).
-* ``bbox_head.conv_cls.bias``: chosen on the parity fixture (``safety40_torch.fixture_image()``
+* ``bbox_head.conv_cls.bias``: chosen on the parity fixture (``periphery.reference.safety40.fixture_image()``
   through the committed self-check LUT): the 32 output rows of ``conv_cls.weight`` are rescaled so
   that each channel's bias-free logit has std 1.5 over the 840 cells, each channel is centred
   (minus its mean bias-free logit), the pedestrian channels get a further −1 (decode drops
@@ -40,8 +40,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as s40  # noqa: E402
+from periphery.reference import safety40 as s40
 
 LINEAR_CONVS = ("neck.lateral_convs.", "neck.fpn_convs.", "neck_fuse_0.", "neck_3d.fuse.", "bbox_head.")
 RESIDUAL_LAST_BN = ("bn2.", "conv1.bn.")

@@ -15,7 +15,7 @@ enum PrepareCommand: Command {
         view and for classes that are not Safety40's, which have "label" -1; KITTI DontCare regions as
         "ignored_regions", source pixels, and as a don't-care label at each head cell whose centre
         0.75 m above the road projects into one) and OUT/sources.csv (index, source image). OUT/complete is
-        written last. tools/train.py runs this for every --data directory that has no network inputs.
+        written last. periphery-train runs this for every --data directory that has no network inputs.
 
         OPTIONS:
         \(DatasetArguments.help)

@@ -42,7 +42,7 @@ enum SynthCommand: Command {
           --kitti           also write the KITTI object layout (image_2/, label_2/, calib/, mount.json)
           --cityscapes3d    also write the Cityscapes 3D layout (leftImg8bit/, camera/, gtBbox3d/)
           --network-inputs  also write DIR/network/NNNNNN.bin, the engine's network input and
-                            ProjectionLUT for the frame (what tools/train.py reads)
+                            ProjectionLUT for the frame (what periphery-train reads)
           --help            show this help
         """
 

@@ -6,7 +6,7 @@ import Testing
 @testable import PeripheryGeometry
 @testable import PeripheryInference
 
-/// Whole-network parity with the independent PyTorch reference (`tools/safety40_torch.py`) on the
+/// Whole-network parity with the independent PyTorch reference (`python/periphery/reference/safety40.py`) on the
 /// committed weights: `Fixtures/safety40_parity.safetensors` holds the reference's image, features,
 /// volume and head outputs (float32, from `tools/make_goldens.py`; the comma calibration LUT).
 /// Tolerance: max|ours − ref| / max|ref| ≤ 1e-4 per tensor.

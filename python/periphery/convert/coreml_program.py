@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Runs a Core ML package's MIL program with PyTorch ops, so that packages can be checked on Linux.
 
 Core ML itself only predicts on macOS. This interpreter evaluates the ``main`` function of an

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Converts the iOS app's two Core ML packages to one Safety40 safetensors file.
 
-    tools/convert_coreml.py backbone_static.mlpackage head_static.mlpackage -o OUT.safetensors
+    periphery-convert-coreml backbone_static.mlpackage head_static.mlpackage -o OUT.safetensors
 
 Reads both mlprogram packages with coremltools (reading works on Linux; only prediction needs
 macOS), walks their MIL programs and checks that they are the Safety40 graph of
@@ -32,8 +31,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as s40  # noqa: E402
+from periphery.reference import safety40 as s40
 
 CONVERTER_VERSION = "1"
 
@@ -294,8 +292,8 @@ def convert(backbone: Path, head: Path, output: Path, dtype: str = "auto") -> Di
     metadata = {
         **s40.WEIGHTS_METADATA, "bn_folded": "true", "parameter_count": str(parameters),
         "trained": "true", "training_data": "unknown (converted)",
-        "provenance": f"converted from Core ML packages {backbone.name} + {head.name} by tools/convert_coreml.py",
-        "source": "coreml", "converter": "tools/convert_coreml.py", "converter_version": CONVERTER_VERSION,
+        "provenance": f"converted from Core ML packages {backbone.name} + {head.name} by periphery-convert-coreml",
+        "source": "coreml", "converter": "periphery-convert-coreml", "converter_version": CONVERTER_VERSION,
         "coremltools_version": ct.__version__,
         "source_packages": json.dumps({
             "backbone": {"name": backbone.name, "sha256": package_digest(backbone), "io": roles["backbone"]},

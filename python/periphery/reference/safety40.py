@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Independent PyTorch reference of the Safety40 network (`docs/reference/network.md`).
 
 The module tree reproduces the Fast-BEV / mmdet3d checkpoint names one to one, so
@@ -13,11 +12,12 @@ The module tree reproduces the Fast-BEV / mmdet3d checkpoint names one to one, s
 
 All batch norms run in eval mode with eps 1e-5. Nothing here downloads anything.
 
-Besides the model this file has the shared helpers of the tools: ``load_state`` (safetensors
+Besides the model this module has the shared helpers of the tools: ``load_state`` (safetensors
 F16/F32/BF16 → float32), ``load_lut`` (the 32,800-byte ProjectionLUT file), ``fixture_image``
 (the deterministic parity input) and ``parameter_counts``.
 
-Run ``python tools/safety40_torch.py --self-test`` to check names, shapes and parameter counts.
+Run ``periphery-reference --self-test`` (or ``python -m periphery.reference.safety40 --self-test``) to
+check names, shapes and parameter counts.
 """
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from periphery import _checkout
 
 # --- contract constants (`docs/reference/contract.md#11-pipeline-and-shapes`) -------------------------------------------
 IMAGE_SHAPE = (1, 3, 256, 512)
@@ -55,7 +57,7 @@ BN_EPS = 1e-5
 # Metadata every Safety40 weight file carries (docs/guides/weights.md).
 WEIGHTS_METADATA = {"architecture": "safety40-fastbev-r18", "format": "safety40-weights-v1",
                     "classes": "light_vehicle,large_vehicle,two_wheeler,pedestrian"}
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = _checkout.REPO_ROOT
 DEFAULT_LUT = REPO_ROOT / "Sources/PeripheryInference/Resources/Conformance/selfcheck_lut.bin"
 
 # Normalisation of `docs/reference/contract.md#14-input-normalisation` (0–255 pixels, RGB).

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Exports the whole Safety40 network (with the LUT gather) as one ONNX model and verifies it.
 
 The model has one input, ``image`` [1, 3, 256, 512] float32, and three outputs, ``classes``
@@ -22,8 +21,7 @@ from typing import Dict, List, Optional
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as s40  # noqa: E402
+from periphery.reference import safety40 as s40
 
 DEFAULT_WEIGHTS = s40.REPO_ROOT / "Weights/safety40-random-init.safetensors"
 OUTPUT_NAMES = ["classes", "boxes", "directions"]

@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Prints the accuracy tables of docs/results/accuracy.md: the detection table of `docs/guides/evaluation.md`
 over a labelled dataset, then F1 under constant pitch bias and per-frame pitch jitter beside
 upstream's figures (`docs/reference/contract.md#121-accuracy`).
 
 Every number comes from `periphery eval --json` on the same frames and weights, run once per row:
 
-    tools/eval_accuracy.py --bin .build/release/periphery --data DIR --weights W [--sensitivity]
+    periphery-eval-accuracy --bin .build/release/periphery --data DIR --weights W [--sensitivity]
 """
 from __future__ import annotations
 

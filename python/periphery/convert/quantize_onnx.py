@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Static INT8 post-training quantization of the exported Safety40 ONNX model (QDQ, per-channel).
 
-The fp32 model written by ``tools/export_onnx.py`` is quantized by ONNX Runtime's
+The fp32 model written by ``periphery-export-onnx`` is quantized by ONNX Runtime's
 ``quantize_static`` into QDQ format (QuantizeLinear/DequantizeLinear pairs around every quantizable
 op), which both ONNX Runtime's CPU provider and OpenVINO's low-precision transformations run as
 INT8 kernels. Settings:
@@ -16,7 +15,7 @@ INT8 kernels. Settings:
 
 Calibration frames are real preprocessed network inputs: ``DIR/network/NNNNNN.bin`` records written
 by ``periphery synth --frames N --seed S --out DIR --network-inputs`` (the engine's own crop, Lanczos
-resize and letterbox), normalised exactly as ``tools/train.py`` feeds the trainer (the
+resize and letterbox), normalised exactly as ``periphery.train`` feeds the trainer (the
 contract's mean/std, 0 outside the letterbox). Each record also carries its frame's ProjectionLUT;
 it is not used: the exported model's gather has one constant LUT (``selfcheck_lut.bin`` unless
 exported with another), so the calibration sees the post-gather tensors through that LUT, as every
@@ -43,8 +42,9 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-TOOLS = Path(__file__).resolve().parent
-REPO_ROOT = TOOLS.parent
+from periphery import _checkout
+
+REPO_ROOT = _checkout.REPO_ROOT
 DEFAULT_CACHE = REPO_ROOT / "out/quantized"
 # Bump when the recipe below changes in a way the settings dictionary does not show.
 RECIPE_VERSION = 1
@@ -93,8 +93,7 @@ def calibration_records(directory: Path, limit: Optional[int] = None) -> List[Pa
 
 def network_input(path: Path) -> np.ndarray:
     """One record → the normalised network input [1, 3, 256, 512] float32 (its LUT is ignored)."""
-    sys.path.insert(0, str(TOOLS))
-    import train as ts  # the trainer's reader and normalisation are the reference
+    from periphery.train import trainer as ts  # the trainer's reader and normalisation are the reference
 
     raw = path.read_bytes()
     if len(raw) != ts.RECORD_BYTES:
@@ -208,8 +207,7 @@ def int8_model(model: Path, calibration: Path, cache: Path = DEFAULT_CACHE,
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    sys.path.insert(0, str(TOOLS))
-    import safety40_torch as s40
+    from periphery.reference import safety40 as s40
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -226,7 +224,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     with tempfile.TemporaryDirectory(prefix="quantize_onnx_") as tmp:
         model = args.onnx
         if model is None:
-            import export_onnx
+            from periphery.convert import export_onnx
 
             model = Path(tmp) / "safety40.onnx"
             export_onnx.export(args.weights, args.lut, model)

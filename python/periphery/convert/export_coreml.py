@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Exports a Safety40 weight file as the iOS app's two Core ML packages, for round-trip tests.
 
-    tools/export_coreml.py --weights W.safetensors --out DIR
+    periphery-export-coreml --weights W.safetensors --out DIR
 
 writes ``DIR/backbone_static.mlpackage`` (``image`` [1, 3, 256, 512] → features [1, 64, 64, 128])
 and ``DIR/head_static.mlpackage`` (``volume`` [1, 64, 41, 80, 2] → classes [6720, 4], boxes
@@ -9,12 +8,11 @@ and ``DIR/head_static.mlpackage`` (``volume`` [1, 64, 41, 80, 2] → classes [67
 shapes (dynamic interpolation sizes do not convert), float32 inputs and outputs, float16
 weights and compute, every batch norm folded by coremltools. Packages are build outputs: write
 them under ``out/`` (git-ignored). Only Core ML on macOS can run them; here they are read back by
-``convert_coreml.py`` and ``verify_parity.py``.
+``periphery.convert.coreml`` and ``periphery.convert.verify_parity``.
 """
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
@@ -22,8 +20,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as s40  # noqa: E402
+from periphery.reference import safety40 as s40
 
 VOLUME_SHAPE = (1, s40.FEATURE_C, s40.GRID_X, s40.GRID_Y, s40.GRID_Z)
 

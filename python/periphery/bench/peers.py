@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Times peer runtimes on the Safety40 network: ONNX Runtime, PyTorch eager and OpenVINO, f32 and INT8.
 
 Every runtime runs the whole network (image → classes, boxes, directions, with the LUT gather) on
@@ -6,14 +5,14 @@ the same weights and the same seeded uniform [−2, 2] input, in its own subproc
 resident memory (``VmHWM`` of /proc/self/status, read at the end of the run) is its own:
 
 * ``onnxruntime``: CPU provider, ``intra_op_num_threads = T``, ``inter_op_num_threads = 1``,
-  graph optimisation ORT_ENABLE_ALL, on the model written by ``tools/export_onnx.py``;
+  graph optimisation ORT_ENABLE_ALL, on the model written by ``periphery-export-onnx``;
 * ``onnxruntime-int8``: the same session options on the static INT8 model of
-  ``tools/quantize_onnx.py`` (QDQ, per-channel QInt8 weights, QUInt8 activations on x86-64 as ONNX
+  ``periphery-quantize-onnx`` (QDQ, per-channel QInt8 weights, QUInt8 activations on x86-64 as ONNX
   Runtime recommends for CPUs, MinMax-calibrated on the real preprocessed frames of
   ``--calibration DIR``, a ``periphery synth --network-inputs`` dataset). The quantized model is
   cached on disk (keyed by the fp32 model, which holds the weights and LUT, and the calibration
   records), so repeated rounds do not requantize; quantization is never timed;
-* ``pytorch``: the eager reference of ``tools/safety40_torch.py``, ``torch.set_num_threads(T)``,
+* ``pytorch``: the eager reference of ``periphery.reference.safety40``, ``torch.set_num_threads(T)``,
   ``torch.inference_mode()``;
 * ``openvino`` (the OpenVINO runtimes run only when it is installed): the fp32 ONNX model, CPU,
   ``INFERENCE_NUM_THREADS = T``, latency hint, f32 inference precision;
@@ -54,8 +53,9 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-TOOLS = Path(__file__).resolve().parent
-REPO_ROOT = TOOLS.parent
+from periphery import _checkout
+
+REPO_ROOT = _checkout.REPO_ROOT
 DEFAULT_WEIGHTS = REPO_ROOT / "Weights/safety40-random-init.safetensors"
 DEFAULT_LUT = REPO_ROOT / "Sources/PeripheryInference/Resources/Conformance/selfcheck_lut.bin"
 RUNTIMES = ("onnxruntime", "onnxruntime-int8", "pytorch", "openvino", "openvino-default", "openvino-bf16",
@@ -115,8 +115,7 @@ def make_runner(runtime: str, args: argparse.Namespace
     if runtime == "pytorch":
         import torch
 
-        sys.path.insert(0, str(TOOLS))
-        import safety40_torch as s40
+        from periphery.reference import safety40 as s40
 
         torch.set_num_threads(threads)
         model = s40.build_model(args.weights, args.lut)
@@ -180,8 +179,7 @@ def reference_outputs(args: argparse.Namespace, save: Path, check_input: Optiona
     """PyTorch's outputs (untimed, in this process) saved as a worker saves them, for the diffs."""
     import torch
 
-    sys.path.insert(0, str(TOOLS))
-    import safety40_torch as s40
+    from periphery.reference import safety40 as s40
 
     model = s40.build_model(args.weights, args.lut)
     inputs = {"bench": bench_input()} | ({"real": np.load(check_input)} if check_input else {})
@@ -206,7 +204,7 @@ def max_abs_diff(got: Path, ref: Path, label: str) -> Optional[float]:
 def run_worker(runtime: str, args: argparse.Namespace, onnx: Path, onnx_int8: Optional[Path], save: Path,
                check_input: Optional[Path]) -> Dict[str, object]:
     """Runs one runtime's worker subprocess and returns its parsed JSON result."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", runtime, "--weights", str(args.weights),
+    cmd = [sys.executable, "-m", "periphery.bench.peers", "--worker", runtime, "--weights", str(args.weights),
            "--lut", str(args.lut), "--onnx", str(onnx), "--threads", str(args.threads),
            "--frames", str(args.frames), "--warmup", str(args.warmup), "--save", str(save)]
     if onnx_int8 is not None:
@@ -267,11 +265,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"bench_peers: openvino not installed, skipped {', '.join(skipped)}", file=sys.stderr)
             wanted = [r for r in wanted if r not in OPENVINO_VARIANTS]
 
-    sys.path.insert(0, str(TOOLS))
     with tempfile.TemporaryDirectory(prefix="bench_peers_") as tmp:
         onnx = args.onnx
         if onnx is None and any(r != "pytorch" for r in wanted):
-            import export_onnx
+            from periphery.convert import export_onnx
 
             onnx = Path(tmp) / "safety40.onnx"
             print(f"bench_peers: exporting {onnx} …", file=sys.stderr)
@@ -282,7 +279,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         onnx_int8: Optional[Path] = None
         check_input: Optional[Path] = None
         if args.calibration is not None:
-            import quantize_onnx
+            from periphery.convert import quantize_onnx
 
             if onnx is not None and any(r in INT8_RUNTIMES for r in wanted):
                 # Before the load reading and the timed workers: a cache miss calibrates for a while.

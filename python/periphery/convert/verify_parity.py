@@ -1,17 +1,16 @@
-#!/usr/bin/env python3
 """Checks a converted weight file against its source: the source model vs `periphery forward`.
 
-    tools/verify_parity.py --converted OUT.safetensors --checkpoint CKPT.pth
-    tools/verify_parity.py --converted OUT.safetensors --coreml backbone_static.mlpackage head_static.mlpackage
+    periphery-verify-parity --converted OUT.safetensors --checkpoint CKPT.pth
+    periphery-verify-parity --converted OUT.safetensors --coreml backbone_static.mlpackage head_static.mlpackage
 
-Inputs: the deterministic real-looking parity image (``safety40_torch.fixture_image``) and
+Inputs: the deterministic real-looking parity image (``periphery.reference.safety40.fixture_image``) and
 ``--random N`` uniform [−2, 2] images, with the gather through the ProjectionLUT of
 ``--calibration`` (built by ``periphery lut``); with ``--frames DIR`` also rendered frames of a
 ``periphery synth --network-inputs`` directory, each with its own calibration and LUT. For each input the source runs as follows:
 
-* checkpoint: the PyTorch reference (``safety40_torch``) with the checkpoint's own tensors, float32;
+* checkpoint: the PyTorch reference (``periphery.reference.safety40``) with the checkpoint's own tensors, float32;
 * Core ML packages (Core ML cannot run here): the packages' MIL programs interpreted op by op
-  (``coreml_program.py``, float32 compute on the packages' float16 weights), and also the PyTorch
+  (``periphery.convert.coreml_program``, float32 compute on the packages' float16 weights), and also the PyTorch
   reference loaded with the converted file; with ``--reference W`` also the PyTorch reference with
   the float32 weights the packages were exported from (round-trip checks).
 
@@ -27,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -36,13 +34,13 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as s40  # noqa: E402
+from periphery import _checkout
+from periphery.reference import safety40 as s40
 
 OUTPUTS = ("features", "classes", "boxes", "directions")
 HEAD = ("classes", "boxes", "directions")
 DEFAULT_CALIBRATION = s40.REPO_ROOT / "docs/sample/synthetic/calibration.json"
-DEFAULT_BIN = s40.REPO_ROOT / ".build/release/periphery"
+DEFAULT_BIN = _checkout.DEFAULT_BINARY
 
 
 class Input(NamedTuple):
@@ -64,7 +62,7 @@ def inputs(random: int, calibration: Path, lut: Tuple[np.ndarray, np.ndarray], f
         out.append(Input(f"random-{seed}", np.random.default_rng(seed).uniform(-2, 2, s40.IMAGE_SHAPE).astype(np.float32),
                          lut, calibration))
     if frames is not None:
-        import train as T
+        from periphery.train import trainer as T
 
         for frame in list(T.load_frames([frames], 1.0, 2.0).values())[:max_frames]:
             stem = frame.name.split("/")[-1]
@@ -84,7 +82,7 @@ class CoreMLSource:
     """The two packages' MIL programs, run by the interpreter."""
 
     def __init__(self, backbone: Path, head: Path) -> None:
-        import convert_coreml as cc
+        from periphery.convert import coreml as cc
 
         self.backbone, _ = cc.load_program(backbone)
         self.head, _ = cc.load_program(head)
@@ -92,7 +90,7 @@ class CoreMLSource:
         self.head_roles = cc.check_io(head, "head", self.head)
 
     def __call__(self, image: np.ndarray, lut: Tuple[np.ndarray, np.ndarray]) -> Dict[str, np.ndarray]:
-        import coreml_program
+        from periphery.convert import coreml_program
 
         image_name = next(k for k, v in self.backbone_roles.items() if v == "image")
         out = coreml_program.run(self.backbone, {image_name: image})
@@ -131,7 +129,7 @@ def top_candidates(classes: np.ndarray, count: int = 10) -> set:
 
 def detections(out: Dict[str, np.ndarray], threshold: float = 0.5) -> List[Tuple[int, float, float]]:
     """(label, x, y) of the decoded detections (score threshold, plausibility, 2 m circular NMS)."""
-    import train as T
+    from periphery.train import trainer as T
 
     return [(d[1], d[2], d[3]) for d in T.decode(out["classes"], out["boxes"], out["directions"], threshold)]
 
@@ -180,7 +178,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--frames", type=Path, help="also rendered frames of this `periphery synth --network-inputs` directory")
     ap.add_argument("--max-frames", type=int, default=3, help="at most this many of --frames (default 3)")
     ap.add_argument("--tolerance", type=float, help="max relative error on head outputs (default 1e-4 / 2e-2)")
-    ap.add_argument("--trust-pickle", action="store_true", help="see convert_checkpoint.py")
+    ap.add_argument("--trust-pickle", action="store_true", help="see periphery-convert-checkpoint --help")
     ap.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = ap.parse_args(argv)
 
@@ -195,7 +193,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if args.checkpoint:
-            import convert_checkpoint as ck
+            from periphery.convert import checkpoint as ck
 
             try:
                 state, _ = ck.find_state_dict(ck.load_checkpoint(args.checkpoint, args.trust_pickle), args.checkpoint)
@@ -206,7 +204,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             sources = {"pytorch checkpoint": lambda image, lut: torch_outputs(model, image, lut)}
             tolerance = args.tolerance or 1e-4
         else:
-            import convert_coreml as cc
+            from periphery.convert import coreml as cc
 
             try:
                 interpreted = CoreMLSource(args.coreml[0], args.coreml[1])

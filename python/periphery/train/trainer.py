@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Trains the Safety40 network on dataset frames of any layout the engine reads (synthetic, KITTI object, Cityscapes 3D).
 
 Every frame reaches the network exactly as the Swift engine feeds it: `DIR/network/NNNNNN.bin` holds
@@ -87,8 +86,8 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as ref  # noqa: E402
+from periphery import _checkout
+from periphery.reference import safety40 as ref
 
 RECORD_BYTES = 16 + 3 * 256 * 512 + 5 * ref.VOXELS
 MEAN = np.array(ref.PIXEL_MEAN, dtype=np.float32)
@@ -314,7 +313,7 @@ def layout(directory: Path) -> str:
 
 
 def periphery_binary() -> Path:
-    return Path(os.environ.get("PERIPHERY", Path(__file__).resolve().parent.parent / ".build/release/periphery"))
+    return Path(os.environ.get("PERIPHERY", _checkout.DEFAULT_BINARY))
 
 
 def prepare_options(args, split: Optional[str]) -> List[str]:
@@ -1226,10 +1225,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         layouts = sorted({layout(d) for d in raw["data"]})
         synthetic_only = layouts == ["synthetic"]
         if synthetic_only and not args.init_from:
-            provenance = ("trained from scratch by tools/train.py on frames of Periphery's synthetic world "
+            provenance = ("trained from scratch by periphery-train on frames of Periphery's synthetic world "
                           "(periphery synth); synthetic scenes only - real cameras need the real Safety40 checkpoint")
         else:
-            provenance = (f"trained by tools/train.py "
+            provenance = (f"trained by periphery-train "
                           + (f"from {args.init_from.name}" if args.init_from else "from scratch")
                           + f" on {', '.join(layouts)} frames ({', '.join(d.name for d in raw['data'])})")
         metadata = {
@@ -1253,7 +1252,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             held_out = list(load_frames(calibrate_dirs, args.pos_radius, args.ignore_radius).values())
             shift, best, table = calibrate_scores(model, held_out, device, args.calibration_near_recall)
             with torch.no_grad():
-                # conv_cls channel a·4 + k holds class k of anchor a (safety40_torch.candidate_major).
+                # conv_cls channel a·4 + k holds class k of anchor a (periphery.reference.safety40.candidate_major).
                 model.bbox_head.conv_cls.bias += torch.tensor(shift, dtype=model.bbox_head.conv_cls.bias.dtype,
                                                               device=device).repeat(ref.ANCHORS)
             metadata["score_calibration"] = json.dumps({

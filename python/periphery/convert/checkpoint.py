@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Converts a Safety40 PyTorch checkpoint (Fast-BEV / mmdet3d state dict) to safetensors.
 
-    tools/convert_checkpoint.py CKPT.pth -o OUT.safetensors [--dtype f32|f16]
+    periphery-convert-checkpoint CKPT.pth -o OUT.safetensors [--dtype f32|f16]
 
 The checkpoint may be a plain state dict or one nested under ``state_dict`` or ``model`` (mmcv,
 Lightning and plain ``torch.save`` layouts), with wrapper prefixes on its keys (``module.`` from
@@ -30,8 +29,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as s40  # noqa: E402
+from periphery.reference import safety40 as s40
 
 CONVERTER_VERSION = "1"
 WRAPPER_PREFIXES = ("module.", "_orig_mod.", "model.")
@@ -141,10 +139,10 @@ def convert(checkpoint: Path, output: Path, dtype: str = "f32", drop: Sequence[s
         "bn_folded": "true" if len(folded) == sum(1 for s in s40.conv_specs() if s.bn) else "false" if not folded else "partly",
         "parameter_count": str(parameters),
         "trained": "true", "training_data": "unknown (converted)",
-        "provenance": f"converted from PyTorch checkpoint {checkpoint.name} by tools/convert_checkpoint.py",
+        "provenance": f"converted from PyTorch checkpoint {checkpoint.name} by periphery-convert-checkpoint",
         "source": "pytorch-checkpoint", "source_file": checkpoint.name,
         "source_sha256": hashlib.sha256(checkpoint.read_bytes()).hexdigest(), "state_dict_at": where,
-        "converter": "tools/convert_checkpoint.py", "converter_version": CONVERTER_VERSION, "dtype": dtype.upper(),
+        "converter": "periphery-convert-checkpoint", "converter_version": CONVERTER_VERSION, "dtype": dtype.upper(),
         "keys": f"{counts['mapped']} mapped, {counts['num_batches_tracked']} num_batches_tracked dropped, "
                 f"{counts['dropped']} dropped by --drop",
     }

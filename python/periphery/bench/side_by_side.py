@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Runs `periphery bench` and the peer runtimes side by side, alternating, and compares medians.
 
 This machine's timings drift by ±20 % from minute to minute, so one runtime measured now and
 another measured later cannot be compared. Each round runs `periphery bench --json` once per
 precision of ``--periphery-precisions`` (``fp32`` runs without ``--precision``, so the script works
 with a CLI that predates the option; others pass ``--precision P``, and ``int8`` reads the weights of
-``--weights-int8``) and then `tools/bench_peers.py` with every peer of ``--runtimes``, back to back,
+``--weights-int8``) and then `periphery-bench-peers` with every peer of ``--runtimes``, back to back,
 with the same thread count and weights. The report gives, per runtime, the median over rounds of
 the per-round median and p95, the peak resident memory, the version, OpenVINO's inference precision
 and the max abs difference from PyTorch (from bench_peers), and under ``ratios`` the ratio of each
@@ -33,8 +32,9 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
-TOOLS = Path(__file__).resolve().parent
-REPO_ROOT = TOOLS.parent
+from periphery import _checkout
+
+REPO_ROOT = _checkout.REPO_ROOT
 DEFAULT_RUNTIMES = "onnxruntime,onnxruntime-int8,openvino,openvino-default,openvino-bf16,openvino-int8"
 INT8_PEERS = ("onnxruntime-int8", "openvino-int8")
 # Tuning variables a user's environment does not have (this machine's may; docs/results/benchmarks.md).
@@ -75,8 +75,8 @@ def run_periphery(binary: Path, frames: int, threads: int, weights: Path, precis
 
 def run_peers(runtimes: str, frames: int, threads: int, weights: Path, onnx: Optional[Path],
               calibration: Optional[Path]) -> Dict[str, Dict[str, object]]:
-    """One `tools/bench_peers.py` run (its workers inherit the cleaned environment)."""
-    command = [sys.executable, str(TOOLS / "bench_peers.py"), "--runtimes", runtimes, "--frames", str(frames),
+    """One `periphery-bench-peers` run (its workers inherit the cleaned environment)."""
+    command = [sys.executable, "-m", "periphery.bench.peers", "--runtimes", runtimes, "--frames", str(frames),
                "--threads", str(threads), "--weights", str(weights)]
     if onnx:
         command += ["--onnx", str(onnx)]
@@ -84,24 +84,24 @@ def run_peers(runtimes: str, frames: int, threads: int, weights: Path, onnx: Opt
         command += ["--calibration", str(calibration)]
     proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=bench_env())
     if proc.returncode != 0:
-        sys.exit(f"bench_peers.py failed with status {proc.returncode}:\n{proc.stderr[-4000:]}")
+        sys.exit(f"periphery.bench.peers failed with status {proc.returncode}:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout)
 
 
 def prepare_int8(weights: Path, onnx: Optional[Path], calibration: Path) -> Dict[str, object]:
     """Quantizes the INT8 peers' model now (or finds it cached), so that no round pays for it."""
-    command = [sys.executable, str(TOOLS / "quantize_onnx.py"), "--calibration", str(calibration)]
+    command = [sys.executable, "-m", "periphery.convert.quantize_onnx", "--calibration", str(calibration)]
     command += ["--onnx", str(onnx)] if onnx else ["--weights", str(weights)]
     print("bench_side_by_side: preparing the INT8 model …", file=sys.stderr)
     proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
-        sys.exit(f"quantize_onnx.py failed with status {proc.returncode}:\n{proc.stderr[-4000:]}")
+        sys.exit(f"periphery.convert.quantize_onnx failed with status {proc.returncode}:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def main() -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", type=Path, default=REPO_ROOT / ".build/release/periphery", help="periphery executable")
+    parser.add_argument("--binary", type=Path, default=_checkout.DEFAULT_BINARY, help="periphery executable")
     parser.add_argument("--weights", type=Path, default=REPO_ROOT / "Weights/safety40-random-init.safetensors")
     parser.add_argument("--weights-int8", type=Path, default=REPO_ROOT / "Weights/safety40-synthetic-int8.safetensors",
                         help="weights of `periphery bench --precision int8` (default: %(default)s)")
@@ -109,12 +109,12 @@ def main() -> int:
                         help="comma-separated `periphery bench` precisions per round, e.g. fp32,int8 (default %(default)s)")
     parser.add_argument("--onnx", type=Path, default=None, help="ONNX model of the weights (default: bench_peers exports one)")
     parser.add_argument("--calibration", type=Path, default=None,
-                        help="`periphery synth --network-inputs` dataset for the INT8 peers (passed to bench_peers.py)")
-    parser.add_argument("--runtimes", default=DEFAULT_RUNTIMES, help="peers, as for bench_peers.py (default %(default)s)")
+                        help="`periphery synth --network-inputs` dataset for the INT8 peers (passed to periphery-bench-peers)")
+    parser.add_argument("--runtimes", default=DEFAULT_RUNTIMES, help="peers, as for periphery-bench-peers (default %(default)s)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--frames", type=int, default=30, help="timed frames per runtime per round")
     parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.rounds < 1 or args.frames < 1 or args.threads < 1:
         parser.error("--rounds, --frames and --threads must be ≥ 1")
     if not args.binary.exists():

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Checks the Swift INT8 network against independent fake-quantized PyTorch references.
 
-    tools/verify_int8.py [--binary .build/release/periphery] [--weights Weights/safety40-synthetic-int8.safetensors]
+    periphery-verify-int8 [--binary .build/release/periphery] [--weights Weights/safety40-synthetic-int8.safetensors]
 
 Input: rendered frames of Periphery's synthetic world (``periphery synth --frames 1 --seed S
 --network-inputs``, seeds 31, 3 and 4 by default): the engine's letterboxed 8-bit network input
@@ -22,10 +21,10 @@ normalised with MEAN/STD as ``train.normalise`` does, with the frame's own calib
     (``weight·weight_scale``), adds its folded bias, the dequantized residual and a ReLU where the
     network has them, and is quantized at its output point (``neck.fpn_convs.0`` straight into
     ``neck.concat``; fpn_convs 1–3 at their own point, then resized bilinearly, half-pixel, as in
-    ``safety40_torch``, and quantized at ``neck.concat``); the max pool keeps the stem's point; the FPN
+    ``periphery.reference.safety40``, and quantized at ``neck.concat``); the max pool keeps the stem's point; the FPN
     top-down sums are ``neck.top_down.i`` = quantize(lateral_i + nearest-up(upper)); the LUT gather
     copies feature bytes (invisible voxels real 0); the three head convolutions give floats.
-(c) the FP32 PyTorch reference (``safety40_torch``) with the weights the INT8 file was quantized
+(c) the FP32 PyTorch reference (``periphery.reference.safety40``) with the weights the INT8 file was quantized
     from, as the sensitivity control.
 
 Why (b) is not exact: float64 and the kernels' float32 epilogue round differently, so now and then
@@ -50,7 +49,6 @@ import argparse
 import json
 import struct
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -60,8 +58,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import safety40_torch as s40  # noqa: E402
+from periphery.reference import safety40 as s40
 
 ROOT = s40.REPO_ROOT
 DEFAULT_BIN = ROOT / ".build/release/periphery"
@@ -87,7 +84,7 @@ _DTYPES = {"I8": np.int8, "U8": np.uint8, "F32": np.float32, "F16": np.float16, 
 
 
 def read_int8_file(path: Path) -> Tuple[Dict[str, np.ndarray], Dict[str, str]]:
-    """Reads a safetensors file with I8/U8/F32 tensors (safety40_torch's reader has no I8/U8)."""
+    """Reads a safetensors file with I8/U8/F32 tensors (the reference's reader has no I8/U8)."""
     data = Path(path).read_bytes()
     (hlen,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8 : 8 + hlen])

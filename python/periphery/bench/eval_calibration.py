@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Proves mount calibration from motion on synthetic drives with known mounts (docs/results/calibration-accuracy.md).
 
 For each seed: `periphery synth --sequence` renders a drive (random mount, curves, bumps, a gyro
@@ -6,7 +5,7 @@ with noise and bias), then `periphery calibrate --json` estimates pitch and yaw 
 the gyro bias estimate (the default), de-rotating with the raw gyro (`--no-gyro-bias`), and without
 de-rotation (the estimator's diagnostic) — and the errors against the drive's truth are tabulated.
 
-    tools/eval_calibration.py --bin .build/release/periphery --out DIR [--seeds 31 32 33 34 35]
+    periphery-eval-calibration --bin .build/release/periphery --out DIR [--seeds 31 32 33 34 35]
         [--seconds 62] [--fps 30] [--width 448] [--height 252] [--json RESULT.json]
 
 Standard library only. Drives already rendered in DIR are reused.
@@ -20,7 +19,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 
 def calibrate(args, drive: Path, *extra: str) -> Dict:
@@ -35,7 +34,7 @@ def curve_share(truth: Dict) -> float:
     return sum(r > 0.3 for r in rates) / max(len(rates), 1)
 
 
-def main() -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", type=Path, default=Path(".build/release/periphery"))
     ap.add_argument("--out", type=Path, required=True, help="directory for the drives")
@@ -45,7 +44,7 @@ def main() -> int:
     ap.add_argument("--width", type=int, default=448)
     ap.add_argument("--height", type=int, default=252)
     ap.add_argument("--json", type=Path, help="also write the rows here")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     rows: List[Dict] = []
     for seed in args.seeds:
