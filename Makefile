@@ -144,6 +144,25 @@ test-tools: venv
 	$(VENV)/bin/python tools/check_cityscapes3d.py .build/cs3d
 	# The live page in headless Chromium: two screenshots, a server restart, a strict CSP (docs/guides/live.md).
 	$(VENV)/bin/python tools/check_page.py --periphery .build/release/periphery --out .build/page-check
+	# periphery-fleet on a two-node Ray cluster on loopback: 12 inputs, a killed worker, a lost node (docs/guides/fleet.md).
+	$(MAKE) test-fleet PERIPHERY_BIN=.build/release/periphery
+
+# The fleet driver (docs/guides/fleet.md): Ray, pyarrow and pytest with the package installed editable
+# from python/, in a venv of its own (no torch). Reinstalled only when the package's pins change.
+# test-fleet runs the two-node Ray cluster test in a network namespace of its own (loopback only) and
+# a PID namespace, so that every Ray process it starts ends with it, however it ends.
+FLEET_VENV := .build/fleet-venv
+PERIPHERY_BIN ?= .build/release/periphery
+.PHONY: fleet-venv test-fleet
+fleet-venv: $(FLEET_VENV)/.stamp
+
+$(FLEET_VENV)/.stamp: python/pyproject.toml
+	test -x $(FLEET_VENV)/bin/python || $(PYTHON) -m venv $(FLEET_VENV)
+	$(FLEET_VENV)/bin/python -m pip install --no-cache-dir pytest==9.2.0 -e 'python[fleet]'
+	touch $@
+
+test-fleet: fleet-venv
+	unshare -n -p -f --mount-proc --kill-child -- sh -c 'ip link set lo up && PERIPHERY=$(PERIPHERY_BIN) $(FLEET_VENV)/bin/python -m pytest -q python/tests/test_fleet.py; status=$$?; exit $$status'
 
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
