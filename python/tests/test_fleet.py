@@ -346,3 +346,34 @@ def test_fleet_with_a_lost_node(work, data, cluster):
         assert row["attempts"] >= 2 and row["node"] == cluster["head"], row
         assert not _alive(victim["cli_pid"]), "a periphery run of the lost node outlived it"
     check_outputs(out, data, rows)
+
+
+def test_ctrl_c_keeps_completed_inputs_and_a_rerun_resumes(work, data, cluster):
+    """SIGINT to the driver once an input is complete and the longest clip is mid-input: exit 130,
+    the complete inputs intact, the rest `cancelled` with nothing of theirs left; the same command
+    again runs only those and skips the others (the head node alone runs it)."""
+    out = os.path.join(work, "out-cancel")
+    args = [os.path.join(work, "clips", "clip01", "clip.mp4"), data["args"][1], data["args"][2]]  # 5 inputs
+    driver = _fleet(data, cluster, out, args)
+    try:
+        deadline = time.monotonic() + 120
+        while not any(os.path.isfile(os.path.join(out, name, "fleet-row.json"))
+                      for name in (os.listdir(out) if os.path.isdir(out) else [])):
+            assert time.monotonic() < deadline and driver.poll() is None, "no input completed"
+            time.sleep(0.05)
+        running = _attempts_running(out, lambda r: r["input"] == data["long"], 60, driver)
+        driver.send_signal(signal.SIGINT)
+    finally:
+        status, output = _finish(driver)
+    assert status == 130 and "cancelling" in output
+    rows = [json.loads(line) for line in open(os.path.join(out, "fleet.jsonl"))]
+    assert len(rows) == 5 and {row["status"] for row in rows} == {"complete", "cancelled"}, rows
+    assert next(row for row in rows if row["input"] == data["long"])["status"] == "cancelled"
+    check_outputs(out, data, rows)
+    assert not any(_alive(record["cli_pid"]) for record in running)
+    first = {row["input"] for row in rows if row["status"] == "complete"}
+    status, output = _finish(_fleet(data, cluster, out, args))
+    assert status == 0 and f"5 inputs, {len(first)} done in an earlier run, {5 - len(first)} to run" in output
+    rows = [json.loads(line) for line in open(os.path.join(out, "fleet.jsonl"))]
+    assert all(row["status"] == "complete" and row["resumed"] == (row["input"] in first) for row in rows), rows
+    check_outputs(out, data, rows)

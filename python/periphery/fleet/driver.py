@@ -68,6 +68,7 @@ class Progress:
         self.last = 0.0
         self.done = self.failed = self.frames = self.retried = 0
         self.shown = None
+        self.done_before = 0
 
     def say(self, text):
         print(f"fleet: {text}", file=self.stream, flush=True)
@@ -83,12 +84,12 @@ class Progress:
         self.last = now
         elapsed = now - self.started
         rate = self.frames / elapsed if elapsed > 0 else 0.0
-        left = self.total - self.done - self.failed
-        eta = f", ETA {left / (self.done / elapsed):.0f} s" if self.done and left else ""
+        left, finished = self.total - self.done - self.failed, self.done - self.done_before
+        eta = f", ETA {left / (finished / elapsed):.0f} s" if finished > 0 and left else ""
         counts = (self.done, self.failed, running, self.retried)
         if counts != self.shown:
             self.shown = counts
-            self.say(f"{self.done}/{self.total} complete, {self.failed} failed, {running} running, "
+            self.say(f"{self.done}/{self.total} complete, {self.failed} failed, {running} in flight, "
                      f"{self.retried} retried, {self.frames} frames at {rate:.1f} frames/s{eta}")
 
 
@@ -175,6 +176,7 @@ class Driver:
         resumed = len(states) - len(todo)
         progress.done = sum(row["status"] == "complete" for row in self.rows.values())
         progress.failed = sum(row["status"] == "failed" for row in self.rows.values())
+        progress.done_before = progress.done
         shutil.rmtree(fleet_task.partial_root(o.out), ignore_errors=True)
         shutil.rmtree(os.path.join(fleet_task.state_dir(o.out), "trash"), ignore_errors=True)
         progress.say(f"{len(states)} inputs, {resumed} done in an earlier run, {len(todo)} to run"
@@ -256,7 +258,7 @@ class Driver:
                     self._settle(ray, ref, state, queue, progress)
                 progress.status(len(pending))
         except KeyboardInterrupt:
-            progress.say(f"cancelling {len(pending)} running inputs; completed inputs stay as they are")
+            progress.say(f"cancelling {len(pending)} inputs in flight; completed inputs stay as they are")
             for ref in pending:
                 ray.cancel(ref, force=True)
             ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=30)
