@@ -162,7 +162,8 @@ $(FLEET_VENV)/.stamp: python/pyproject.toml
 	touch $@
 
 test-fleet: fleet-venv
-	unshare -n -p -f --mount-proc --kill-child -- sh -c 'ip link set lo up && PERIPHERY=$(PERIPHERY_BIN) $(FLEET_VENV)/bin/python -m pytest -q python/tests/test_fleet.py; status=$$?; exit $$status'
+	@test -x "$(PERIPHERY_BIN)" || { echo "build $(PERIPHERY_BIN) first (swift build $(RELEASE))"; exit 1; }
+	unshare -n -p -f --mount-proc --kill-child -- sh -c 'ip link set lo up && PERIPHERY_FLEET_TEST=1 PERIPHERY=$(PERIPHERY_BIN) $(FLEET_VENV)/bin/python -m pytest -q python/tests/test_fleet.py; status=$$?; exit $$status'
 
 $(VENV)/.stamp: tools/requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
