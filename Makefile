@@ -145,6 +145,26 @@ test-tools: venv
 	$(VENV)/bin/python tools/check_cityscapes3d.py .build/cs3d
 	# The live page in headless Chromium: two screenshots, a server restart, a strict CSP (docs/guides/live.md).
 	$(VENV)/bin/python tools/check_page.py --periphery .build/release/periphery --out .build/page-check
+	# periphery-fleet on a two-node Ray cluster on loopback: 12 inputs, a killed worker, a lost node (docs/guides/fleet.md).
+	$(MAKE) test-fleet PERIPHERY_BIN=.build/release/periphery
+
+# The fleet driver (docs/guides/fleet.md): Ray, pyarrow and pytest with the package installed editable
+# from python/, in a venv of its own (no torch). Reinstalled only when the package's pins change.
+# test-fleet runs the two-node Ray cluster test in a network namespace of its own (loopback only) and
+# a PID namespace, so that every Ray process it starts ends with it, however it ends.
+FLEET_VENV := .build/fleet-venv
+PERIPHERY_BIN ?= .build/release/periphery
+.PHONY: fleet-venv test-fleet
+fleet-venv: $(FLEET_VENV)/.stamp
+
+$(FLEET_VENV)/.stamp: python/pyproject.toml
+	test -x $(FLEET_VENV)/bin/python || $(PYTHON) -m venv $(FLEET_VENV)
+	$(FLEET_VENV)/bin/python -m pip install --no-cache-dir pytest==9.2.0 -e 'python[fleet]'
+	touch $@
+
+test-fleet: fleet-venv
+	@test -x "$(PERIPHERY_BIN)" || { echo "build $(PERIPHERY_BIN) first (swift build $(RELEASE))"; exit 1; }
+	unshare -n -p -f --mount-proc --kill-child -- sh -c 'ip link set lo up && PERIPHERY_FLEET_TEST=1 PERIPHERY=$(PERIPHERY_BIN) $(FLEET_VENV)/bin/python -m pytest -q python/tests/test_fleet.py; status=$$?; exit $$status'
 
 # The package in development mode (-e: the venv runs python/ as it is in the checkout) with every
 # extra, resolved together with tools/requirements.txt, whose pins are the extras' own.
