@@ -159,7 +159,7 @@ fleet-venv: $(FLEET_VENV)/.stamp
 
 $(FLEET_VENV)/.stamp: python/pyproject.toml
 	test -x $(FLEET_VENV)/bin/python || $(PYTHON) -m venv $(FLEET_VENV)
-	$(FLEET_VENV)/bin/python -m pip install --no-cache-dir pytest==9.2.0 -e 'python[fleet]'
+	$(FLEET_VENV)/bin/python -m pip install --no-cache-dir pytest==8.4.2 -e 'python[fleet]'
 	touch $@
 
 test-fleet: fleet-venv
