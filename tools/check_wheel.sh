@@ -7,7 +7,7 @@
 # `pip install` alone. Everything then runs with no toolchain on PATH or LD_LIBRARY_PATH (and no
 # PERIPHERY_LIBRARY or PYTHONPATH): the example python/examples/detect_frame.py on the bundled frame,
 # compared with `periphery detect --reject-implausible --json` (tools/compare_c_api.py: box fields
-# equal as doubles, scores as float32); `ldd` of every library in the installed package, which must
+# equal as doubles, scores as float32), once more with the toolchain's folder hidden; `ldd` of every library in the installed package, which must
 # resolve everything and nothing inside the toolchain; and pytest over python/tests/test_binding*.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,17 @@ root=$PWD
 "$cli" detect docs/sample/synthetic/frame.png --calibration docs/sample/synthetic/calibration.json \
     --weights Weights/safety40-synthetic.safetensors --reject-implausible --json "$work/cli.json" 2> /dev/null
 python3 tools/compare_c_api.py "$work/cli.json" "$work/python.json" | sed 's/^c api:/check_wheel: python/'
+# Again with the toolchain gone altogether: an empty tmpfs over it in a mount namespace of its own
+# (root only; the toolchain must not hold the Python that runs the venv).
+interpreter=$(realpath "$venv/bin/python")
+if [ "$(id -u)" = 0 ] && [ "$toolchain" != /usr ] && [ "${interpreter#"$toolchain"/}" = "$interpreter" ] && unshare -m true 2> /dev/null; then
+    (cd "$work" && unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh "$toolchain" "${clean[@]}" "$venv/bin/python" \
+        "$root/python/examples/detect_frame.py" "$root/Weights/safety40-synthetic.safetensors" "$root/docs/sample/synthetic/frame.png" \
+        "$root/docs/sample/synthetic/calibration.json" > "$work/hidden.json")
+    python3 tools/compare_c_api.py "$work/cli.json" "$work/hidden.json" | sed "s|^c api:|check_wheel: with $toolchain hidden, python|"
+else
+    echo "check_wheel: the run with $toolchain hidden is skipped (needs root and unshare -m)"
+fi
 
 # Every library in the installed package resolves, and none into the toolchain.
 site=$("${clean[@]}" "$venv/bin/python" -c 'import periphery, pathlib; print(pathlib.Path(periphery.__file__).parent.parent)')
