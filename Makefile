@@ -9,7 +9,7 @@ DEB_PACKAGES := patchelf libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev 
 # Only for `make test-tools`: the browser the live page is tested in.
 TOOLS_DEB_PACKAGES := chromium
 
-.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint install check-c-api
+.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint install check-c-api wheel test-python
 
 test: deps lint
 	python3 tools/check_sources.py
@@ -32,6 +32,17 @@ install: deps
 check-c-api:
 	$(SWIFT) build $(RELEASE) --product PeripheryC
 	bash tools/check_c_api.sh .build/release .build/release/periphery
+
+# The Python package (python/README.md, docs/guides/python.md): the binding over the C API as a
+# wheel. `make wheel` writes dist/periphery-VERSION-py3-none-manylinux_*_x86_64.whl with libperiphery.so
+# and the Swift runtime libraries it needs (tools/build_wheel.sh); `make test-python` installs it into a
+# fresh venv with nothing of the toolchain on any path and runs the binding's tests against the CLI
+# (tools/check_wheel.sh). Both build with the flags of `make test`, so that build is shared.
+wheel: deps
+	SWIFT="$(SWIFT)" PYTHON="$(PYTHON)" bash tools/build_wheel.sh dist
+test-python: wheel
+	$(SWIFT) build $(RELEASE) --product periphery
+	SWIFT="$(SWIFT)" PYTHON="$(PYTHON)" bash tools/check_wheel.sh .build/release/periphery dist
 
 # The toolchain's swift-format with the repository's .swift-format: `make format` rewrites the tree,
 # `make lint` (part of `make test`) fails on any finding.
