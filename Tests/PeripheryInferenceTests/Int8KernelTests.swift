@@ -14,12 +14,13 @@ import Testing
 
     /// A convolution path, with the /proc/cpuinfo flags its functions are compiled for.
     enum Path: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case naive, avx2, avxVNNI = "avx-vnni", avx512VNNI = "avx512-vnni"
+        case naive, avx2, avx2Maddubs = "avx2-maddubs", avxVNNI = "avx-vnni", avx512VNNI = "avx512-vnni"
 
         var isa: pq_isa {
             switch self {
             case .naive: PQ_ISA_NAIVE
             case .avx2: PQ_ISA_AVX2
+            case .avx2Maddubs: PQ_ISA_AVX2_MADDUBS
             case .avxVNNI: PQ_ISA_AVXVNNI
             case .avx512VNNI: PQ_ISA_AVX512VNNI
             }
@@ -28,11 +29,14 @@ import Testing
         var flags: [String] {
             switch self {
             case .naive: []
-            case .avx2: ["avx2", "fma"]
+            case .avx2, .avx2Maddubs: ["avx2", "fma"]
             case .avxVNNI: ["avx2", "fma", "avx_vnni"]
             case .avx512VNNI: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"]
             }
         }
+
+        /// Whether the path is exact only on 7-bit weights (−64…63).
+        var needsSevenBits: Bool { self == .avx2Maddubs }
 
         var block: Int { Int(pq_output_block(isa)) }
         var testDescription: String { rawValue }
@@ -146,6 +150,8 @@ import Testing
         /// Output (and residual) as a channel slice of a wider tensor, f32 with a wider stride.
         var slice = false
         var inputZero = 0
+        /// Weights drawn from −64…63 (what the vpmaddubsw kernel is exact on) instead of −128…127.
+        var sevenBit = false
         var seed: UInt64 = 1
 
         var pad: Int { k / 2 }
@@ -156,7 +162,7 @@ import Testing
         var testDescription: String {
             let options = [
                 relu ? "relu" : nil, residual ? "residual" : nil, u8 ? "u8" : nil, f32 ? "f32" : nil,
-                s32 ? "s32" : nil, slice ? "slice" : nil, inputZero != 0 ? "zero \(inputZero)" : nil,
+                s32 ? "s32" : nil, slice ? "slice" : nil, inputZero != 0 ? "zero \(inputZero)" : nil, sevenBit ? "7-bit" : nil,
             ]
             return "\(cin)→\(cout) k\(k) s\(stride) \(height)×\(width) " + options.compactMap { $0 }.joined(separator: " ")
         }
@@ -220,7 +226,8 @@ import Testing
             var random = SeededRandom(seed: spec.seed)
             let count = spec.cout * spec.cin * spec.k * spec.k
             let perChannel = spec.cin * spec.k * spec.k
-            weights = (0..<count).map { weight?($0 / perChannel) ?? Int8(truncatingIfNeeded: random.integer(-128...127)) }
+            let range = spec.sevenBit ? -64...63 : -128...127
+            weights = (0..<count).map { weight?($0 / perChannel) ?? Int8(truncatingIfNeeded: random.integer(range)) }
             // A slice input: extra bytes around the channels, which the kernels must not read.
             let input = ByteTensor(
                 height: spec.height, width: spec.width, channels: spec.cin4, border: spec.pad + random.integer(0...1),
@@ -431,6 +438,8 @@ import Testing
     /// Every vector path: accumulators equal the Swift reference's, outputs the naive path's, bit for bit.
     @Test(arguments: vectorPaths, convolutionCases)
     func vectorPathMatchesReferences(_ path: Path, _ spec: ConvCase) {
+        var spec = spec
+        if path.needsSevenBits { spec.sevenBit = true }
         let fixture = ConvFixture(spec)
         let blocks = (spec.cout + path.block - 1) / path.block
         let out = fixture.run(
@@ -445,7 +454,7 @@ import Testing
 
     /// The largest reduction of the network (cin·k·k = 512·9 = 4608) with every input 255 and every
     /// weight −128 or 127: ±1.5·10⁸, exact, also through the AVX2 path's s16 pairs.
-    @Test(arguments: paths)
+    @Test(arguments: paths.filter { !$0.needsSevenBits })
     func extremeAccumulatorsAreExact(_ path: Path) {
         var spec = ConvCase(cin: 512, cout: 70, k: 3, stride: 1, height: 3, width: 5)
         (spec.inputZero, spec.relu, spec.f32) = (255, false, true)
@@ -461,12 +470,69 @@ import Testing
         #expect(out.f32 == reference.f32)
     }
 
+    /// The extremes of 7-bit weights: every input 255 and every weight −64 or 63, so that each of
+    /// vpmaddubsw's s16 pair sums is 2·255·(−64) = −32640 or 2·255·63 = 32130, the most it can hold
+    /// without saturating; exact on every path.
+    @Test(arguments: paths)
+    func sevenBitExtremesAreExact(_ path: Path) {
+        for (cin, k) in [(512, 3), (256, 1), (4, 7)] {
+            var spec = ConvCase(cin: cin, cout: 37, k: k, stride: 1, height: 3, width: 7)
+            (spec.inputZero, spec.relu, spec.f32, spec.sevenBit) = (255, false, true, true)
+            let fixture = ConvFixture(spec, weight: { $0 % 3 == 1 ? 63 : -64 }, inputValue: 255)
+            let out = fixture.run(path)
+            let reduction = cin * k * k
+            let expected = (0..<spec.outHeight * spec.outWidth).flatMap { _ in
+                (0..<spec.cout).map { Int32(($0 % 3 == 1 ? 63 : -64) * 255 * reduction) }
+            }
+            #expect(out.s32 == expected, "\(cin) k\(k)")
+            #expect(out.intact)
+            let reference = fixture.referenceOutputs(expected)
+            #expect(out.u8 == reference.u8)
+            #expect(out.f32 == reference.f32)
+        }
+    }
+
+    /// Random 7-bit weights with random inputs that reach 255 often: the vpmaddubsw path's
+    /// accumulators and outputs equal the naive path's on the network's kinds of layer.
+    @Test(arguments: paths.filter { $0 != .naive })
+    func sevenBitWeightsMatchTheNaivePath(_ path: Path) {
+        for var spec in Self.convolutionCases.prefix(10) {
+            spec.sevenBit = true
+            let fixture = ConvFixture(spec)
+            let out = fixture.run(path, rowSplit: spec.outHeight / 2, blockSplit: 1)
+            let naive = fixture.run(.naive)
+            #expect(out.intact, "\(spec)")
+            if spec.s32 { #expect(out.s32 == fixture.referenceAccumulators(), "\(spec)") }
+            if spec.u8 { #expect(out.u8 == naive.u8, "\(spec)") }
+            if spec.f32 { #expect(out.f32 == naive.f32, "\(spec)") }
+        }
+    }
+
+    /// The loader's choice on AVX2: a layer whose weights all lie in −64…63 runs vpmaddubsw, one
+    /// with a single weight outside (older 8-bit files) keeps the exact vpmaddwd kernel; other
+    /// instruction sets keep their own.
+    @Test(arguments: [(Int8(-64), Int8(63), true), (-65, 0, false), (0, 64, false), (-127, 127, false), (-63, 63, true)])
+    func wideWeightsFallBackToTheExactAVX2Kernel(_ low: Int8, _ high: Int8, _ fast: Bool) {
+        var weights = [Int8](repeating: 3, count: 16 * 8 * 9)
+        (weights[5], weights[700]) = (low, high)
+        let conv = QuantizedConvolution(
+            name: "test", inChannels: 8, outChannels: 16, kernelSize: 3, stride: 1, padding: 1, weights: weights,
+            weightScales: [Float](repeating: 0.01, count: 16), bias: [Float](repeating: 0, count: 16))
+        let quantization = ActivationQuantization(scale: 0.1, zeroPoint: 3)
+        let avx2 = Int8Convolution(conv, isa: .avx2, input: quantization)
+        #expect(avx2.runsMaddubs == fast)
+        #expect(avx2.kernel == (fast ? PQ_ISA_AVX2_MADDUBS : PQ_ISA_AVX2))
+        for isa in [Int8ISA.naive, .avxVNNI, .avx512VNNI] {
+            #expect(Int8Convolution(conv, isa: isa, input: quantization).kernel == isa.kernel)
+        }
+    }
+
     /// A worker's range writes its rows and blocks only: padding channels of the last block, other
     /// rows and blocks, the border and the slice's other channels keep their canaries.
     @Test(arguments: paths)
     func rangesWriteOnlyTheirRegion(_ path: Path) {
         var spec = ConvCase(cin: 8, cout: 2 * path.block + 5, k: 3, stride: 1, height: 5, width: 7)
-        (spec.residual, spec.relu, spec.f32, spec.slice) = (true, true, true, true)
+        (spec.residual, spec.relu, spec.f32, spec.slice, spec.sevenBit) = (true, true, true, true, path.needsSevenBits)
         let fixture = ConvFixture(spec)
         let full = fixture.run(.naive)
         // run() checks the canaries outside its region; the values inside are the full run's.

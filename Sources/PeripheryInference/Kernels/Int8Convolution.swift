@@ -4,9 +4,15 @@ import CInt8Kernels
 /// `v = (acc − compensation[o]) · scale[o] + bias[o]`, where `compensation = input zero point ·
 /// Σ weights[o]` removes the input's zero point exactly in int32 and `scale = input scale ·
 /// weight scale[o]` (int8_kernels.h).
+///
+/// On AVX2 a layer whose weights all lie in −64…63 (files from `periphery quantize`, 7-bit) runs
+/// the vpmaddubsw kernel, at twice the rate; a layer with wider weights (older 8-bit files) keeps
+/// the exact vpmaddwd kernel. Both give the same integers as every other path.
 final class Int8Convolution {
     let name: String
     let isa: Int8ISA
+    /// The C kernel this layer runs: `isa`'s, or on AVX2 the vpmaddubsw one when its weights fit.
+    let kernel: pq_isa
     let inChannels, outChannels, kernelSize, stride, padding: Int
     /// Quantization of the input it was packed for.
     let input: ActivationQuantization
@@ -21,15 +27,17 @@ final class Int8Convolution {
         (inChannels, outChannels, kernelSize, stride, padding) = (conv.inChannels, conv.outChannels, conv.kernelSize, conv.stride, conv.padding)
         self.input = input
         let (cout, cin, k) = (Int32(conv.outChannels), Int32(conv.inChannels), Int32(conv.kernelSize))
-        packed = .allocate(byteCount: max(64, pq_packed_size(isa.kernel, cout, cin, k)), alignment: 64)
+        let kernel = isa == .avx2 && Self.fitsMaddubs(conv.weights) ? PQ_ISA_AVX2_MADDUBS : isa.kernel
+        self.kernel = kernel
+        packed = .allocate(byteCount: max(64, pq_packed_size(kernel, cout, cin, k)), alignment: 64)
         compensation = .allocate(capacity: conv.outChannels)
         scale = .allocate(capacity: conv.outChannels)
         bias = .allocate(capacity: conv.outChannels)
         conv.weights.withUnsafeBufferPointer { weights in
-            pq_pack_weights(isa.kernel, weights.baseAddress, cout, cin, k, packed, compensation)
+            pq_pack_weights(kernel, weights.baseAddress, cout, cin, k, packed, compensation)
         }
         for o in 0..<conv.outChannels {
-            // Weight sums are at most 127 · 512 · 9 and the zero point at most 255: no overflow.
+            // Weight sums are at most 128 · 512 · 9 and the zero point at most 255: no overflow.
             compensation[o] *= Int32(input.zeroPoint)
             scale[o] = input.scale * conv.weightScales[o]
             bias[o] = conv.bias[o]
@@ -43,8 +51,16 @@ final class Int8Convolution {
         bias.deallocate()
     }
 
+    /// Whether every weight lies in −64…63, where vpmaddubsw's s16 pair sums cannot saturate.
+    static func fitsMaddubs(_ weights: [Int8]) -> Bool {
+        weights.withUnsafeBufferPointer { pq_weights_fit_maddubs($0.baseAddress, $0.count) != 0 }
+    }
+
+    /// Whether this layer runs AVX2's vpmaddubsw kernel (7-bit weights).
+    var runsMaddubs: Bool { kernel == PQ_ISA_AVX2_MADDUBS }
+
     /// Output channels per block of work (the kernel's register block).
-    var outputBlock: Int { Int(pq_output_block(isa.kernel)) }
+    var outputBlock: Int { Int(pq_output_block(kernel)) }
 
     /// Output extent along one axis.
     func outputSize(_ size: Int) -> Int { (size + 2 * padding - kernelSize) / stride + 1 }
@@ -108,6 +124,6 @@ extension ComputeContext {
         let rowItems = max(1, min(outHeight, 8 * threads / blocks))
         let rowsPerItem = (outHeight + rowItems - 1) / rowItems
         let items = blocks * ((outHeight + rowsPerItem - 1) / rowsPerItem)
-        parallelFor(items, Job(isa: conv.isa.kernel, parameters: p, input: input.view, rows: outHeight, rowsPerItem: rowsPerItem, blocks: blocks))
+        parallelFor(items, Job(isa: conv.kernel, parameters: p, input: input.view, rows: outHeight, rowsPerItem: rowsPerItem, blocks: blocks))
     }
 }

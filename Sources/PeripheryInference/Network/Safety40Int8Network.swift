@@ -125,6 +125,15 @@ final class Safety40Int8Network: LayerProfiling {
         steps = (graph.halves.backbone.compactMap(step), graph.halves.head.compactMap(step))
     }
 
+    /// Convolutions in all, and those that run AVX2's vpmaddubsw kernel (7-bit weights).
+    var convolutionCounts: (all: Int, maddubs: Int) {
+        let convolutions = (steps.backbone + steps.head).compactMap { step -> Int8Convolution? in
+            if case .convolution(let conv, _, _, _, _, _) = step { return conv }
+            return nil
+        }
+        return (convolutions.count, convolutions.filter(\.runsMaddubs).count)
+    }
+
     /// Features `[64, 64, 128]` of the last pass, dequantized.
     var features: [Float] { featureTensor.planarFloats() }
 
