@@ -5,7 +5,7 @@
 //   naive        int8  [cout/B][B][k][k][cin4]          (B = 16; one channel's taps contiguous)
 //   AVX-512 VNNI int8  [cout/B][k][k][G][B][4]          (B = 64: one group is 4 zmm of 16 dwords)
 //   AVX-VNNI     int8  [cout/B][k][k][G][B][4]          (B = 16: 2 ymm of 8 dwords; also the
-//                                                        AVX2 vpmaddubsw kernel's)
+//                                                        AVX2 vpmaddubsw kernels')
 //   AVX2         int16 [cout/B][k][k][G][2][B][2]       (B = 16: per channel pair, 2 ymm of 8
 //                                                        s16 pairs for vpmaddwd)
 #include "conv_internal.h"
@@ -13,6 +13,13 @@
 int pq_weights_fit_maddubs(const int8_t *weights, size_t count) {
     for (size_t i = 0; i < count; i++) {
         if (weights[i] < -64 || weights[i] > 63) return 0;
+    }
+    return 1;
+}
+
+int pq_weights_fit_maddubs6(const int8_t *weights, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        if (weights[i] < -32 || weights[i] > 31) return 0;
     }
     return 1;
 }
@@ -36,6 +43,7 @@ static size_t packed_index(pq_isa isa, int o, int c, int ky, int kx, int cin4, i
     case PQ_ISA_AVX512VNNI:
     case PQ_ISA_AVXVNNI:
     case PQ_ISA_AVX2_MADDUBS:
+    case PQ_ISA_AVX2_MADDUBS6:
         return (((b * taps + tap) * groups + g) * (size_t)block + ob) * PQ_CHANNEL_GROUP + lane;
     case PQ_ISA_AVX2:
         return ((((b * taps + tap) * groups + g) * 2 + lane / 2) * (size_t)block + ob) * 2 + lane % 2;

@@ -9,8 +9,8 @@ enum QuantizeCommand: Command {
         USAGE: periphery quantize --weights FP32.safetensors --data DIR [--frames N] [--calibration C.json] --out OUT.safetensors
 
         Runs the FP32 network on N frames of DIR (the real preprocessing and each frame's own
-        calibration) and writes INT8 weights: int8 per output channel (7-bit by default, −63…63, which
-        AVX2 runs at full rate), uint8 activations per tensor
+        calibration) and writes INT8 weights: int8 per output channel (6-bit by default, −31…31, which
+        AVX2 runs fastest), uint8 activations per tensor
         with the range of least squared error over those frames (docs/guides/weights.md). DIR is a dataset
         written by `periphery synth` (images/, calibration/) or a drive directory (frames in name
         order; DIR/calibration.json or --calibration). Frames are taken evenly spread over DIR.
@@ -21,8 +21,8 @@ enum QuantizeCommand: Command {
           --frames N            how many (default 200, or all if DIR has fewer)
           --calibration C.json  camera and mount of a drive directory (default DIR/calibration.json)
           --out OUT             INT8 weights file (written atomically)
-          --weight-bits B       7 (default: weights in −63…63) or 8 (−127…127; AVX2 then runs its
-                                half-rate vpmaddwd kernel)
+          --weight-bits B       6 (default: weights in −31…31), 7 (−63…63; AVX2 then runs about 1.2x
+                                slower) or 8 (−127…127; AVX2 then runs its half-rate vpmaddwd kernel)
           --threads T           worker threads (default: all cores)
           --help                show this help
         """
@@ -35,8 +35,8 @@ enum QuantizeCommand: Command {
         let weightsPath = try Defaults.weightsPath(args)
         let weights = try Defaults.loadWeights(weightsPath)
         let threads = try Defaults.threads(args)
-        let bitsText = args.value("weight-bits") ?? "7"
-        guard let bits = Int(bitsText).flatMap(WeightBits.init(rawValue:)) else { throw CLIError("--weight-bits \(bitsText): expected 7 or 8") }
+        let bitsText = args.value("weight-bits") ?? "6"
+        guard let bits = Int(bitsText).flatMap(WeightBits.init(rawValue:)) else { throw CLIError("--weight-bits \(bitsText): expected 6, 7 or 8") }
         let quantizer = try Safety40Quantizer(weights: weights, threads: threads, bits: bits)
         let preprocessor = Preprocessor(threads: threads)
         let frames = try CalibrationFrames(directory: data, calibration: args.value("calibration"))

@@ -27,7 +27,7 @@ import Testing
     /// An INT8 file of the random-initialisation weights with every activation at `scale` (the
     /// image and the signed points with zero point 128), for tests of the format; `edit` changes it.
     static func int8File(
-        bits: WeightBits = .seven, edit: (inout [String: (dtype: String, shape: [Int], bytes: [UInt8])]) -> Void = { _ in }
+        bits: WeightBits = .six, edit: (inout [String: (dtype: String, shape: [Int], bytes: [UInt8])]) -> Void = { _ in }
     ) throws -> Data {
         let weights = try fp32.get()
         var convolutions: [String: QuantizedConvolution] = [:]
@@ -129,8 +129,8 @@ import Testing
     /// Every instruction set this CPU has computes the same network to the bit: the integer
     /// parts are exact and the epilogue's float arithmetic is the same sequence on each. The
     /// AVX2 path is forced here even where the CPU has VNNI.
-    /// 7-bit weights (the quantizer's) take AVX2's vpmaddubsw kernel in every layer, 8-bit ones its
-    /// vpmaddwd kernel; the kernel's name says which.
+    /// 6-bit weights (the quantizer's) take AVX2's two-products-per-vpmaddwd kernel in every layer,
+    /// 7-bit ones its vpmaddubsw kernel, 8-bit ones its vpmaddwd kernel; the kernel's name says which.
     @Test(arguments: WeightBits.allCases)
     func everyKernelPathGivesTheSameOutputs(_ bits: WeightBits) throws {
         let weights = try Safety40Weights(file: SafetensorsFile(data: Self.int8File(bits: bits)))
@@ -142,12 +142,8 @@ import Testing
             let detector = try Detector(weights: weights, threads: 2, precision: .auto, int8Kernel: isa)
             _ = try detector.detect(image: image, lut: lut)
             if isa == .avx2 {
-                guard case .int8AVX2(let maddubs, let layers) = detector.kernel else {
-                    Issue.record("avx2 reported \(detector.kernel)")
-                    continue
-                }
-                #expect(maddubs == (bits == .seven ? layers : 0))
-                #expect(detector.kernel.description == (bits == .seven ? "avx2-maddubs" : "avx2-maddwd"))
+                let names: [WeightBits: String] = [.six: "avx2-maddubs6", .seven: "avx2-maddubs", .eight: "avx2-maddwd"]
+                #expect(detector.kernel.description == names[bits])
             } else {
                 #expect(detector.kernel == .int8(isa))
             }
@@ -170,8 +166,9 @@ import Testing
         #expect(throws: DetectorSetupError.int8KernelUnsupported(.avx512VNNI, missing: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"])) {
             try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .avx512VNNI, cpu: zen3)
         }
-        #expect(try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: nil, cpu: zen3).kernel.description == "avx2-maddubs")
-        #expect(try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .avx2, cpu: zen3).kernel.description == "avx2-maddubs")
+        #expect(try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: nil, cpu: zen3).kernel.description == "avx2-maddubs6")
+        #expect(try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .avx2, cpu: zen3).kernel.description == "avx2-maddubs6")
+        #expect("\(ConvolutionKernel.int8AVX2(maddubs6: 3, maddubs: 2, maddwd: 1))" == "avx2-mixed-maddubs6-3-maddubs-2-maddwd-1")
         #expect("\(DetectorSetupError.int8KernelUnsupported(.avxVNNI, missing: ["avx_vnni"]))".contains("--int8-kernel avxvnni"))
         #expect(Int8ISA(optionName: "avxvnni") == .avxVNNI && Int8ISA(optionName: "avx512-vnni") == .avx512VNNI)
     }
@@ -191,8 +188,9 @@ import Testing
     /// random-initialisation weights (outputs of order 1) the head outputs stay within a bound
     /// that a wrong scale, zero point or layout would break by orders of magnitude. 7-bit weights
     /// (the default) have half the resolution of 8-bit ones: on these untrained weights the head's
-    /// relative RMS error measured 0.110 / 0.038 (boxes / classes) against 8-bit's 0.080 / 0.027
-    /// (docs/results/accuracy.md has the trained weights' cost).
+    /// relative RMS error measured 0.110 / 0.038 (boxes / classes) against 8-bit's 0.080 / 0.027,
+    /// and the features' 0.046 (7-bit) and 0.087 (6-bit) against 0.033; the bounds of the narrower
+    /// weights are looser (docs/results/accuracy.md has the trained weights' cost).
     @Test(arguments: WeightBits.allCases)
     func quantizedNetworkFollowsFP32(_ bits: WeightBits) throws {
         let fp32 = try Self.fp32.get()
@@ -212,8 +210,8 @@ import Testing
         let features = relativeError(quantized.features, reference.features)
         let boxes = relativeError(quantized.headOutputs.boxes, reference.headOutputs.boxes)
         let classes = relativeError(quantized.headOutputs.classes, reference.headOutputs.classes)
-        #expect(features < 0.05, "features: relative RMS error \(features)")
-        let bound: Float = bits == .seven ? 0.2 : 0.1
+        #expect(features < (bits == .eight ? 0.05 : 0.15), "features: relative RMS error \(features)")
+        let bound: Float = bits == .eight ? 0.1 : 0.25
         #expect(boxes < bound && classes < bound, "\(bits.rawValue)-bit head: relative RMS error boxes \(boxes), classes \(classes)")
     }
 }

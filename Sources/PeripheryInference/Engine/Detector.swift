@@ -110,12 +110,7 @@ public final class Detector {
             guard let int8Kernel else { throw .precision(.unsupportedByCPU(.int8, needs: "AVX2")) }
             let int8Network = Safety40Int8Network(weights: int8, blas: library, threads: self.threads, isa: int8Kernel)
             network = .int8(int8Network)
-            if int8Kernel == .avx2 {
-                let counts = int8Network.convolutionCounts
-                kernel = .int8AVX2(maddubs: counts.maddubs, layers: counts.all)
-            } else {
-                kernel = .int8(int8Kernel)
-            }
+            kernel = int8Network.convolutionKernel
         } else {
             network = .fp32(Safety40Network(weights: weights, blas: library, threads: self.threads))
             kernel = .openBLAS(core: library.info.coreName)

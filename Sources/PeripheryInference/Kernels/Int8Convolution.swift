@@ -5,13 +5,15 @@ import CInt8Kernels
 /// Σ weights[o]` removes the input's zero point exactly in int32 and `scale = input scale ·
 /// weight scale[o]` (int8_kernels.h).
 ///
-/// On AVX2 a layer whose weights all lie in −64…63 (files from `periphery quantize`, 7-bit) runs
-/// the vpmaddubsw kernel, at twice the rate; a layer with wider weights (older 8-bit files) keeps
-/// the exact vpmaddwd kernel. Both give the same integers as every other path.
+/// On AVX2 a layer whose weights all lie in −32…31 (files from `periphery quantize`, 6-bit) runs
+/// the vpmaddubsw kernel that adds two products in s16 before each vpmaddwd; one within −64…63
+/// (7-bit files) the vpmaddubsw kernel with one vpmaddwd each; a layer with wider weights (older
+/// 8-bit files) keeps the exact vpmaddwd kernel, at half the rate. All give the same integers as
+/// every other path.
 final class Int8Convolution {
     let name: String
     let isa: Int8ISA
-    /// The C kernel this layer runs: `isa`'s, or on AVX2 the vpmaddubsw one when its weights fit.
+    /// The C kernel this layer runs: `isa`'s, or on AVX2 a vpmaddubsw one when its weights fit.
     let kernel: pq_isa
     let inChannels, outChannels, kernelSize, stride, padding: Int
     /// Quantization of the input it was packed for.
@@ -27,7 +29,7 @@ final class Int8Convolution {
         (inChannels, outChannels, kernelSize, stride, padding) = (conv.inChannels, conv.outChannels, conv.kernelSize, conv.stride, conv.padding)
         self.input = input
         let (cout, cin, k) = (Int32(conv.outChannels), Int32(conv.inChannels), Int32(conv.kernelSize))
-        let kernel = isa == .avx2 && Self.fitsMaddubs(conv.weights) ? PQ_ISA_AVX2_MADDUBS : isa.kernel
+        let kernel = isa == .avx2 ? Self.avx2Kernel(conv.weights) : isa.kernel
         self.kernel = kernel
         packed = .allocate(byteCount: max(64, pq_packed_size(kernel, cout, cin, k)), alignment: 64)
         compensation = .allocate(capacity: conv.outChannels)
@@ -51,13 +53,15 @@ final class Int8Convolution {
         bias.deallocate()
     }
 
-    /// Whether every weight lies in −64…63, where vpmaddubsw's s16 pair sums cannot saturate.
-    static func fitsMaddubs(_ weights: [Int8]) -> Bool {
-        weights.withUnsafeBufferPointer { pq_weights_fit_maddubs($0.baseAddress, $0.count) != 0 }
+    /// The fastest AVX2 kernel that is exact on `weights`: within −32…31 two vpmaddubsw products
+    /// still fit an s16 sum, within −64…63 one does, wider ones need vpmaddwd on widened values.
+    static func avx2Kernel(_ weights: [Int8]) -> pq_isa {
+        weights.withUnsafeBufferPointer { w in
+            if pq_weights_fit_maddubs6(w.baseAddress, w.count) != 0 { return PQ_ISA_AVX2_MADDUBS6 }
+            if pq_weights_fit_maddubs(w.baseAddress, w.count) != 0 { return PQ_ISA_AVX2_MADDUBS }
+            return PQ_ISA_AVX2
+        }
     }
-
-    /// Whether this layer runs AVX2's vpmaddubsw kernel (7-bit weights).
-    var runsMaddubs: Bool { kernel == PQ_ISA_AVX2_MADDUBS }
 
     /// Output channels per block of work (the kernel's register block).
     var outputBlock: Int { Int(pq_output_block(kernel)) }

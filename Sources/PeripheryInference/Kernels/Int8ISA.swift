@@ -5,8 +5,8 @@ import CInt8Kernels
 public enum Int8ISA: String, Sendable, CaseIterable {
     /// Plain C: the reference the others are tested against.
     case naive
-    /// AVX2: vpmaddubsw (vpdpbusd emulated) for layers with 7-bit weights, vpmaddwd on widened
-    /// values for wider ones (full-range int8 weights would saturate vpmaddubsw).
+    /// AVX2: vpmaddubsw (vpdpbusd emulated) for layers with 6- or 7-bit weights, vpmaddwd on
+    /// widened values for wider ones (full-range int8 weights would saturate vpmaddubsw).
     case avx2
     /// vpdpbusd on 256-bit registers.
     case avxVNNI = "avx-vnni"

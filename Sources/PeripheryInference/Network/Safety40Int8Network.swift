@@ -125,13 +125,15 @@ final class Safety40Int8Network: LayerProfiling {
         steps = (graph.halves.backbone.compactMap(step), graph.halves.head.compactMap(step))
     }
 
-    /// Convolutions in all, and those that run AVX2's vpmaddubsw kernel (7-bit weights).
-    var convolutionCounts: (all: Int, maddubs: Int) {
-        let convolutions = (steps.backbone + steps.head).compactMap { step -> Int8Convolution? in
-            if case .convolution(let conv, _, _, _, _, _) = step { return conv }
+    /// The kernel that names this network's convolutions; on AVX2, how many run each of its kernels.
+    var convolutionKernel: ConvolutionKernel {
+        guard isa == .avx2 else { return .int8(isa) }
+        let kernels = (steps.backbone + steps.head).compactMap { step -> pq_isa? in
+            if case .convolution(let conv, _, _, _, _, _) = step { return conv.kernel }
             return nil
         }
-        return (convolutions.count, convolutions.filter(\.runsMaddubs).count)
+        func count(_ kernel: pq_isa) -> Int { kernels.filter { $0 == kernel }.count }
+        return .int8AVX2(maddubs6: count(PQ_ISA_AVX2_MADDUBS6), maddubs: count(PQ_ISA_AVX2_MADDUBS), maddwd: count(PQ_ISA_AVX2))
     }
 
     /// Features `[64, 64, 128]` of the last pass, dequantized.

@@ -3,8 +3,8 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Post-training static quantization of FP32 Safety40 weights to the INT8 network
-/// (docs/guides/weights.md): int8 weights symmetric per output channel (largest |weight| → 63 with
-/// the default 7 bits, 127 with 8), uint8
+/// (docs/guides/weights.md): int8 weights symmetric per output channel (largest |weight| → 31 with
+/// the default 6 bits, 63 with 7, 127 with 8), uint8
 /// activations per tensor with the range of least squared error over calibration frames run
 /// through the FP32 network.
 ///
@@ -23,7 +23,7 @@ package final class Safety40Quantizer {
     /// A quantizer for FP32 weights.
     ///
     /// - Throws: `DetectorSetupError` if the weights are not FP32 or OpenBLAS cannot be loaded.
-    package init(weights: Safety40Weights, threads: Int = 1, bits: WeightBits = .seven) throws(DetectorSetupError) {
+    package init(weights: Safety40Weights, threads: Int = 1, bits: WeightBits = .six) throws(DetectorSetupError) {
         guard weights.precision == .fp32 else { throw .precision(.fileIsNot(requested: .fp32, file: weights.precision)) }
         let library: OpenBLAS
         do { library = try OpenBLAS.load() } catch { throw .blas(error) }

@@ -7,7 +7,7 @@ struct QuantizedConvolution: Sendable {
     let kernelSize: Int
     let stride: Int
     let padding: Int
-    /// `[outChannels, inChannels, k, k]` in −127…127 (−63…63 from `periphery quantize`, 7-bit).
+    /// `[outChannels, inChannels, k, k]` in −127…127 (−31…31 from `periphery quantize`, 6-bit).
     let weights: [Int8]
     /// `[outChannels]`, positive and finite.
     let weightScales: [Float]
@@ -15,9 +15,9 @@ struct QuantizedConvolution: Sendable {
     let bias: [Float]
 
     /// Quantizes a float convolution to `bits`-bit weights: each output channel's scale maps its
-    /// largest |weight| to 2^(bits−1) − 1 (63 for the default 7 bits, which AVX2's vpmaddubsw
-    /// kernel needs; 127 for 8) (an all-zero channel gets scale 1 and zero weights).
-    init(_ conv: Convolution, bits: WeightBits = .seven) {
+    /// largest |weight| to 2^(bits−1) − 1 (31 for the default 6 bits, which AVX2's fastest kernel
+    /// needs; 63 for 7, 127 for 8) (an all-zero channel gets scale 1 and zero weights).
+    init(_ conv: Convolution, bits: WeightBits = .six) {
         let top = Float(bits.largest)
         let perChannel = conv.reduction
         var weights = [Int8](repeating: 0, count: conv.weights.count)
@@ -52,7 +52,10 @@ struct QuantizedConvolution: Sendable {
 
 /// The width of the symmetric int8 weights `periphery quantize` writes (docs/guides/weights.md).
 package enum WeightBits: Int, Sendable, CaseIterable {
-    /// −63…63: every path, AVX2's vpmaddubsw kernel included, runs at full rate (the default).
+    /// −31…31 (the default): AVX2 adds two vpmaddubsw products in s16 before each vpmaddwd, its
+    /// fastest kernel.
+    case six = 6
+    /// −63…63: AVX2 runs one vpmaddwd per vpmaddubsw.
     case seven = 7
     /// −127…127: finer weights, but AVX2 then runs the half-rate vpmaddwd kernel.
     case eight = 8
