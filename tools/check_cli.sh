@@ -186,6 +186,17 @@ expect_failure "expected one of auto, fp32, int8, bf16" "$bin" bench --frames 1 
 "$bin" bench --frames 2 --warmup 0 --precision int8 --json --preprocess Tests/cli/drive/calibration.json > "$out/bench.json"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["preprocess"]; assert d["median_ms"] > 0 and d["frame"] == "320x200", d; print("bench --preprocess:", d)' "$out/bench.json"
 echo "INT8: quantize from a drive and a dataset, detect, precision errors"
+# --int8-kernel: the AVX2 kernel named by what ran (6-bit weights, the default: maddubs6; 8-bit: maddwd).
+expect_failure "expected one of auto, avx2, avxvnni, avx512vnni" "$bin" bench --frames 1 --precision int8 --int8-kernel sse4
+expect_failure "expected 6, 7 or 8" "$bin" quantize --data Tests/cli/drive --frames 1 --weight-bits 4 --out "$out/never.safetensors"
+if grep -qw avx2 /proc/cpuinfo; then
+    "$bin" quantize --data Tests/cli/drive --frames 3 --weight-bits 8 --out "$out/drive-int8-8bit.safetensors" 2> /dev/null
+    for pair in "drive-int8:avx2-maddubs6" "drive-int8-8bit:avx2-maddwd"; do
+        "$bin" bench --frames 1 --warmup 0 --int8-kernel avx2 --json --weights "$out/${pair%%:*}.safetensors" > "$out/bench-avx2.json" 2> /dev/null
+        python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["kernel"]; assert k == sys.argv[2], k' "$out/bench-avx2.json" "${pair#*:}"
+    done
+    echo "INT8: --int8-kernel avx2 runs avx2-maddubs6 on 6-bit weights, avx2-maddwd on 8-bit"
+fi
 
 # Long drives: the tracker over 100,000 synthetic frames with anomalies keeps flat memory and
 # resets on every anomaly (soak exits 1 otherwise).

@@ -11,6 +11,12 @@ void pq_conv_run(pq_isa isa, const pq_conv *conv, pq_tensor input, int row_begin
     case PQ_ISA_AVXVNNI:
         pq_conv_run_avxvnni(conv, input, row_begin, row_end, block_begin, block_end);
         break;
+    case PQ_ISA_AVX2_MADDUBS6:
+        pq_conv_run_avx2_maddubs6(conv, input, row_begin, row_end, block_begin, block_end);
+        break;
+    case PQ_ISA_AVX2_MADDUBS:
+        pq_conv_run_avx2_maddubs(conv, input, row_begin, row_end, block_begin, block_end);
+        break;
     case PQ_ISA_AVX2:
         pq_conv_run_avx2(conv, input, row_begin, row_end, block_begin, block_end);
         break;

@@ -45,6 +45,10 @@ void pq_conv_run_naive(const pq_conv *conv, pq_tensor input, int row_begin, int 
                        int block_end);
 void pq_conv_run_avx2(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,
                       int block_end);
+void pq_conv_run_avx2_maddubs(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,
+                              int block_end);
+void pq_conv_run_avx2_maddubs6(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,
+                               int block_end);
 void pq_conv_run_avxvnni(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,
                          int block_end);
 void pq_conv_run_avx512vnni(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,

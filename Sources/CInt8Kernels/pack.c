@@ -4,10 +4,25 @@
 // Layouts, with cin4 = cin rounded up to 4, G = cin4 / 4 channel groups, B the output block:
 //   naive        int8  [cout/B][B][k][k][cin4]          (B = 16; one channel's taps contiguous)
 //   AVX-512 VNNI int8  [cout/B][k][k][G][B][4]          (B = 64: one group is 4 zmm of 16 dwords)
-//   AVX-VNNI     int8  [cout/B][k][k][G][B][4]          (B = 16: 2 ymm of 8 dwords)
+//   AVX-VNNI     int8  [cout/B][k][k][G][B][4]          (B = 16: 2 ymm of 8 dwords; also the
+//                                                        AVX2 vpmaddubsw kernels')
 //   AVX2         int16 [cout/B][k][k][G][2][B][2]       (B = 16: per channel pair, 2 ymm of 8
 //                                                        s16 pairs for vpmaddwd)
 #include "conv_internal.h"
+
+int pq_weights_fit_maddubs(const int8_t *weights, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        if (weights[i] < -64 || weights[i] > 63) return 0;
+    }
+    return 1;
+}
+
+int pq_weights_fit_maddubs6(const int8_t *weights, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        if (weights[i] < -32 || weights[i] > 31) return 0;
+    }
+    return 1;
+}
 
 int pq_output_block(pq_isa isa) { return isa == PQ_ISA_AVX512VNNI ? 64 : 16; }
 
@@ -27,6 +42,8 @@ static size_t packed_index(pq_isa isa, int o, int c, int ky, int kx, int cin4, i
     switch (isa) {
     case PQ_ISA_AVX512VNNI:
     case PQ_ISA_AVXVNNI:
+    case PQ_ISA_AVX2_MADDUBS:
+    case PQ_ISA_AVX2_MADDUBS6:
         return (((b * taps + tap) * groups + g) * (size_t)block + ob) * PQ_CHANNEL_GROUP + lane;
     case PQ_ISA_AVX2:
         return ((((b * taps + tap) * groups + g) * 2 + lane / 2) * (size_t)block + ob) * 2 + lane % 2;

@@ -7,6 +7,7 @@ enum BenchCommand: Command {
     static let summary = "Time the detector per stage (median, p95) on synthetic input."
     static let help = """
         USAGE: periphery bench [--weights W] [--frames N] [--warmup N] [--threads T] [--json] [--layers]
+                               [--precision P] [--int8-kernel K]
                                [--preprocess C.json]
 
         Runs the detector on a synthetic normalised image (uniform in [-2, 2], fixed seed) with the
@@ -26,13 +27,16 @@ enum BenchCommand: Command {
           --layers       also print a per-layer profile (median ms, GFLOP/s, share of the frame)
           --precision P  auto (the file's own, default), fp32 or int8 (default weights then
                          Weights/safety40-synthetic-int8.safetensors)
+          --int8-kernel K
+                         auto (the CPU's fastest, default), avx2, avxvnni or avx512vnni
           --preprocess C.json
                          also time the preprocessing of C.json's frame size and crop
           --help         show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["weights", "frames", "warmup", "threads", "precision", "preprocess"], flags: ["json", "layers"])
+        let args = try Arguments(
+            arguments, options: ["weights", "frames", "warmup", "threads", "precision", "preprocess", "int8-kernel"], flags: ["json", "layers"])
         try args.expectNoPositional()
         let frames = Int(try args.number("frames", default: 50, in: 1...100_000))
         let warmup = Int(try args.number("warmup", default: 5, in: 0...10_000))
@@ -43,7 +47,7 @@ enum BenchCommand: Command {
         }
         let detector = try Detector(
             weights: try Defaults.loadWeights(try Defaults.weightsPath(args)), threads: try Defaults.threads(args),
-            precision: try Defaults.precision(args))
+            precision: try Defaults.precision(args), int8Kernel: try Defaults.int8Kernel(args))
         if let warning = detector.blas.slowerKernelWarning { printError("warning: \(warning)") }
         var report = try DetectorBenchmark.run(detector, frames: frames, warmup: warmup, layers: args.flag("layers"))
         report.preprocess = preprocessing

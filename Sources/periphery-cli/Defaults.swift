@@ -47,11 +47,25 @@ enum Defaults {
         return precision
     }
 
-    /// Help text of `--precision`, shared by the commands that run the network.
+    /// Help text of `--precision` and `--int8-kernel`, shared by the commands that run the network.
     static let precisionHelp = """
           --precision P          auto (the weights file's own, default), fp32 or int8 (a file from
                                  `periphery quantize`; default weights Weights/safety40-synthetic-int8.safetensors)
+          --int8-kernel K        auto (the CPU's fastest, default), avx2, avxvnni or avx512vnni: the
+                                 instruction set of the INT8 convolutions (an error if the CPU lacks it)
         """
+
+    /// The values `--int8-kernel` takes besides `auto`.
+    static let int8Kernels: [Int8ISA] = [.avx2, .avxVNNI, .avx512VNNI]
+
+    /// Parses `--int8-kernel` (default `auto`: nil, the CPU's fastest).
+    static func int8Kernel(_ arguments: Arguments) throws(CLIError) -> Int8ISA? {
+        guard let value = arguments.value("int8-kernel"), value != "auto" else { return nil }
+        guard let isa = Int8ISA(optionName: value), int8Kernels.contains(isa) else {
+            throw CLIError("--int8-kernel \(value): expected one of auto, \(int8Kernels.map(\.optionName).joined(separator: ", "))")
+        }
+        return isa
+    }
 
     /// Parses `--threads`, defaulting to all cores.
     static func threads(_ arguments: Arguments) throws(CLIError) -> Int {

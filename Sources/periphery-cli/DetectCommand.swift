@@ -34,7 +34,7 @@ enum DetectCommand: Command {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            options: ["calibration", "weights", "threshold", "nms-radius", "json", "overlay", "bev", "threads", "precision", "frame", "time"],
+            options: ["calibration", "weights", "threshold", "nms-radius", "json", "overlay", "bev", "threads", "precision", "int8-kernel", "frame", "time"],
             flags: ["reject-implausible"])
         guard args.positional.count == 1 else { throw CLIError("give exactly one IMAGE") }
         let imagePath = args.positional[0]
@@ -52,7 +52,7 @@ enum DetectCommand: Command {
                 scoreThreshold: Float(try args.number("threshold", default: 0.5, in: 0...1)),
                 nmsRadius: try args.number("nms-radius", default: 2.0, in: 0...1000),
                 rejectImplausible: args.flag("reject-implausible")),
-            precision: try Defaults.precision(args))
+            precision: try Defaults.precision(args), int8Kernel: try Defaults.int8Kernel(args))
         let result = try engine.process(
             PerceptionFrame(
                 pixels: try FramePixels(image), timestamp: 0, intrinsics: setup.intrinsics, pose: setup.pose))

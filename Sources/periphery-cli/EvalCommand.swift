@@ -39,7 +39,9 @@ enum EvalCommand: Command {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            options: DatasetArguments.options.union(["weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches", "precision"]),
+            options: DatasetArguments.options.union([
+                "weights", "threshold", "pitch", "pitch-bias", "pitch-jitter", "threads", "matches", "precision", "int8-kernel",
+            ]),
             flags: DatasetArguments.flags.union(["json"]))
         try args.expectNoPositional()
         let dataset = try DatasetArguments.open(args)
@@ -53,7 +55,7 @@ enum EvalCommand: Command {
         let engine = try PerceptionEngine(
             weights: weights, threads: try Defaults.threads(args),
             settings: DecodeSettings(scoreThreshold: min(threshold, 0.5), rejectImplausible: true),
-            precision: try Defaults.precision(args))
+            precision: try Defaults.precision(args), int8Kernel: try Defaults.int8Kernel(args))
         var evaluation = DetectionEvaluation(matcher: DetectionMatcher(scoreThreshold: threshold))
         let matchPath = args.value("matches")
         var matchLines: [String] = []

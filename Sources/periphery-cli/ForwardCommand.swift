@@ -25,7 +25,7 @@ enum ForwardCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["weights", "input", "calibration", "dump", "threads", "precision"], flags: [])
+        let args = try Arguments(arguments, options: ["weights", "input", "calibration", "dump", "threads", "precision", "int8-kernel"], flags: [])
         try args.expectNoPositional()
         let inputPath = try args.required("input"), dump = try args.required("dump")
         let calibration = CameraCalibration(try CalibrationFile.load(path: try args.required("calibration")))
@@ -45,7 +45,7 @@ enum ForwardCommand: Command {
         let image = try input.floats("image")
         let detector = try Detector(
             weights: try Defaults.loadWeights(try Defaults.weightsPath(args)), threads: try Defaults.threads(args),
-            precision: try Defaults.precision(args))
+            precision: try Defaults.precision(args), int8Kernel: try Defaults.int8Kernel(args))
         _ = try detector.detect(image: image, lut: ProjectionLUT(calibration: calibration))
         var writer = SafetensorsWriter()
         writer.metadata = ["generator": "periphery forward", "input": inputPath]

@@ -9,7 +9,8 @@ enum QuantizeCommand: Command {
         USAGE: periphery quantize --weights FP32.safetensors --data DIR [--frames N] [--calibration C.json] --out OUT.safetensors
 
         Runs the FP32 network on N frames of DIR (the real preprocessing and each frame's own
-        calibration) and writes INT8 weights: int8 per output channel, uint8 activations per tensor
+        calibration) and writes INT8 weights: int8 per output channel (6-bit by default, −31…31, which
+        AVX2 runs fastest), uint8 activations per tensor
         with the range of least squared error over those frames (docs/guides/weights.md). DIR is a dataset
         written by `periphery synth` (images/, calibration/) or a drive directory (frames in name
         order; DIR/calibration.json or --calibration). Frames are taken evenly spread over DIR.
@@ -20,19 +21,23 @@ enum QuantizeCommand: Command {
           --frames N            how many (default 200, or all if DIR has fewer)
           --calibration C.json  camera and mount of a drive directory (default DIR/calibration.json)
           --out OUT             INT8 weights file (written atomically)
+          --weight-bits B       6 (default: weights in −31…31), 7 (−63…63; AVX2 then runs about 1.2x
+                                slower) or 8 (−127…127; AVX2 then runs its half-rate vpmaddwd kernel)
           --threads T           worker threads (default: all cores)
           --help                show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["weights", "data", "frames", "calibration", "out", "threads"], flags: [])
+        let args = try Arguments(arguments, options: ["weights", "data", "frames", "calibration", "out", "threads", "weight-bits"], flags: [])
         try args.expectNoPositional()
         let data = try args.required("data"), out = try args.required("out")
         let wanted = Int(try args.number("frames", default: 200, in: 1...100_000))
         let weightsPath = try Defaults.weightsPath(args)
         let weights = try Defaults.loadWeights(weightsPath)
         let threads = try Defaults.threads(args)
-        let quantizer = try Safety40Quantizer(weights: weights, threads: threads)
+        let bitsText = args.value("weight-bits") ?? "6"
+        guard let bits = Int(bitsText).flatMap(WeightBits.init(rawValue:)) else { throw CLIError("--weight-bits \(bitsText): expected 6, 7 or 8") }
+        let quantizer = try Safety40Quantizer(weights: weights, threads: threads, bits: bits)
         let preprocessor = Preprocessor(threads: threads)
         let frames = try CalibrationFrames(directory: data, calibration: args.value("calibration"))
         let chosen = frames.evenlySpread(wanted)

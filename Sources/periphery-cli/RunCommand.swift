@@ -59,7 +59,7 @@ enum RunCommand: Command {
         let args = try Arguments(
             RunSources.expandingGPSD(arguments),
             options: [
-                "calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads", "precision", "render-video", "mcap",
+                "calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads", "precision", "int8-kernel", "render-video", "mcap",
                 "start", "duration", "every", "video-size", "framerate", "input-format", "rtsp-transport", "timeout",
                 "reconnect-timeout", "gpsd", "serve", "token", "view-fps",
             ],
@@ -76,7 +76,9 @@ enum RunCommand: Command {
             .flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
         let setup = try calibrationPath.map(CalibrationFile.load(path:))
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
-        let engine = try PerceptionEngine(weights: weights, threads: try Defaults.threads(args), precision: try Defaults.precision(args))
+        let engine = try PerceptionEngine(
+            weights: weights, threads: try Defaults.threads(args), precision: try Defaults.precision(args),
+            int8Kernel: try Defaults.int8Kernel(args))
         let stop = StopRequest()
         StopSignals.install(stop)
         let session = RunSession(engine: engine, weights: weights, setup: setup, args: args, stop: stop)

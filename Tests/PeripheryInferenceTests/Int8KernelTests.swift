@@ -14,12 +14,14 @@ import Testing
 
     /// A convolution path, with the /proc/cpuinfo flags its functions are compiled for.
     enum Path: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case naive, avx2, avxVNNI = "avx-vnni", avx512VNNI = "avx512-vnni"
+        case naive, avx2, avx2Maddubs = "avx2-maddubs", avx2Maddubs6 = "avx2-maddubs6", avxVNNI = "avx-vnni", avx512VNNI = "avx512-vnni"
 
         var isa: pq_isa {
             switch self {
             case .naive: PQ_ISA_NAIVE
             case .avx2: PQ_ISA_AVX2
+            case .avx2Maddubs: PQ_ISA_AVX2_MADDUBS
+            case .avx2Maddubs6: PQ_ISA_AVX2_MADDUBS6
             case .avxVNNI: PQ_ISA_AVXVNNI
             case .avx512VNNI: PQ_ISA_AVX512VNNI
             }
@@ -28,9 +30,18 @@ import Testing
         var flags: [String] {
             switch self {
             case .naive: []
-            case .avx2: ["avx2", "fma"]
+            case .avx2, .avx2Maddubs, .avx2Maddubs6: ["avx2", "fma"]
             case .avxVNNI: ["avx2", "fma", "avx_vnni"]
             case .avx512VNNI: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"]
+            }
+        }
+
+        /// The widest weights the path is exact on: 6 bits (−32…31), 7 (−64…63) or 8.
+        var weightBits: Int {
+            switch self {
+            case .avx2Maddubs6: 6
+            case .avx2Maddubs: 7
+            default: 8
             }
         }
 
@@ -146,6 +157,8 @@ import Testing
         /// Output (and residual) as a channel slice of a wider tensor, f32 with a wider stride.
         var slice = false
         var inputZero = 0
+        /// Weights drawn from −2^(bits−1)…2^(bits−1) − 1 (the vpmaddubsw kernels are exact on 7 and 6).
+        var weightBits = 8
         var seed: UInt64 = 1
 
         var pad: Int { k / 2 }
@@ -156,7 +169,7 @@ import Testing
         var testDescription: String {
             let options = [
                 relu ? "relu" : nil, residual ? "residual" : nil, u8 ? "u8" : nil, f32 ? "f32" : nil,
-                s32 ? "s32" : nil, slice ? "slice" : nil, inputZero != 0 ? "zero \(inputZero)" : nil,
+                s32 ? "s32" : nil, slice ? "slice" : nil, inputZero != 0 ? "zero \(inputZero)" : nil, weightBits < 8 ? "\(weightBits)-bit" : nil,
             ]
             return "\(cin)→\(cout) k\(k) s\(stride) \(height)×\(width) " + options.compactMap { $0 }.joined(separator: " ")
         }
@@ -220,7 +233,8 @@ import Testing
             var random = SeededRandom(seed: spec.seed)
             let count = spec.cout * spec.cin * spec.k * spec.k
             let perChannel = spec.cin * spec.k * spec.k
-            weights = (0..<count).map { weight?($0 / perChannel) ?? Int8(truncatingIfNeeded: random.integer(-128...127)) }
+            let half = 1 << (spec.weightBits - 1), range = -half...half - 1
+            weights = (0..<count).map { weight?($0 / perChannel) ?? Int8(truncatingIfNeeded: random.integer(range)) }
             // A slice input: extra bytes around the channels, which the kernels must not read.
             let input = ByteTensor(
                 height: spec.height, width: spec.width, channels: spec.cin4, border: spec.pad + random.integer(0...1),
@@ -431,6 +445,8 @@ import Testing
     /// Every vector path: accumulators equal the Swift reference's, outputs the naive path's, bit for bit.
     @Test(arguments: vectorPaths, convolutionCases)
     func vectorPathMatchesReferences(_ path: Path, _ spec: ConvCase) {
+        var spec = spec
+        spec.weightBits = path.weightBits
         let fixture = ConvFixture(spec)
         let blocks = (spec.cout + path.block - 1) / path.block
         let out = fixture.run(
@@ -445,7 +461,7 @@ import Testing
 
     /// The largest reduction of the network (cin·k·k = 512·9 = 4608) with every input 255 and every
     /// weight −128 or 127: ±1.5·10⁸, exact, also through the AVX2 path's s16 pairs.
-    @Test(arguments: paths)
+    @Test(arguments: paths.filter { $0.weightBits == 8 })
     func extremeAccumulatorsAreExact(_ path: Path) {
         var spec = ConvCase(cin: 512, cout: 70, k: 3, stride: 1, height: 3, width: 5)
         (spec.inputZero, spec.relu, spec.f32) = (255, false, true)
@@ -461,12 +477,75 @@ import Testing
         #expect(out.f32 == reference.f32)
     }
 
+    /// The extremes of 7- and 6-bit weights: every input 255 and every weight −64 or 63 (−32 or
+    /// 31), so that vpmaddubsw's s16 pair sums reach 2·255·(−64) = −32640 (and two 6-bit pairs added
+    /// in s16 4·255·(−32) = −32640), the most they hold without saturating or wrapping; exact on
+    /// every path exact on those weights. Odd group counts (cin 4, 20) run the 6-bit kernel's lone
+    /// last group.
+    @Test(arguments: paths)
+    func narrowWeightExtremesAreExact(_ path: Path) {
+        for bits in [6, 7] where bits <= path.weightBits {
+            let (low, high) = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            for (cin, k) in [(512, 3), (256, 1), (4, 7), (20, 3)] {
+                var spec = ConvCase(cin: cin, cout: 37, k: k, stride: 1, height: 3, width: 7)
+                (spec.inputZero, spec.relu, spec.f32, spec.weightBits) = (255, false, true, bits)
+                let fixture = ConvFixture(spec, weight: { Int8($0 % 3 == 1 ? high : low) }, inputValue: 255)
+                let out = fixture.run(path)
+                let reduction = cin * k * k
+                let expected = (0..<spec.outHeight * spec.outWidth).flatMap { _ in
+                    (0..<spec.cout).map { Int32(($0 % 3 == 1 ? high : low) * 255 * reduction) }
+                }
+                #expect(out.s32 == expected, "\(bits)-bit \(cin) k\(k)")
+                #expect(out.intact)
+                let reference = fixture.referenceOutputs(expected)
+                #expect(out.u8 == reference.u8)
+                #expect(out.f32 == reference.f32)
+            }
+        }
+    }
+
+    /// Random 6- and 7-bit weights: every vector path's accumulators and outputs equal the naive
+    /// path's on the network's kinds of layer.
+    @Test(arguments: paths.filter { $0 != .naive }, [6, 7])
+    func narrowWeightsMatchTheNaivePath(_ path: Path, _ bits: Int) {
+        for var spec in Self.convolutionCases.prefix(10) where bits <= path.weightBits {
+            spec.weightBits = bits
+            let fixture = ConvFixture(spec)
+            let out = fixture.run(path, rowSplit: spec.outHeight / 2, blockSplit: 1)
+            let naive = fixture.run(.naive)
+            #expect(out.intact, "\(spec)")
+            if spec.s32 { #expect(out.s32 == fixture.referenceAccumulators(), "\(spec)") }
+            if spec.u8 { #expect(out.u8 == naive.u8, "\(spec)") }
+            if spec.f32 { #expect(out.f32 == naive.f32, "\(spec)") }
+        }
+    }
+
+    /// The loader's choice on AVX2: a layer whose weights all lie in −32…31 runs the 6-bit kernel,
+    /// within −64…63 the 7-bit one, and one with a single weight outside (older 8-bit files) keeps
+    /// the exact vpmaddwd kernel; other instruction sets keep their own.
+    @Test(arguments: [
+        (Int8(-32), Int8(31), 6), (-31, 31, 6), (-33, 0, 7), (0, 32, 7), (-64, 63, 7), (-65, 0, 8), (0, 64, 8), (-127, 127, 8),
+    ])
+    func wideWeightsFallBackToTheExactAVX2Kernel(_ low: Int8, _ high: Int8, _ bits: Int) {
+        var weights = [Int8](repeating: 3, count: 16 * 8 * 9)
+        (weights[5], weights[700]) = (low, high)
+        let conv = QuantizedConvolution(
+            name: "test", inChannels: 8, outChannels: 16, kernelSize: 3, stride: 1, padding: 1, weights: weights,
+            weightScales: [Float](repeating: 0.01, count: 16), bias: [Float](repeating: 0, count: 16))
+        let quantization = ActivationQuantization(scale: 0.1, zeroPoint: 3)
+        let avx2 = Int8Convolution(conv, isa: .avx2, input: quantization)
+        #expect(avx2.kernel == [6: PQ_ISA_AVX2_MADDUBS6, 7: PQ_ISA_AVX2_MADDUBS, 8: PQ_ISA_AVX2][bits])
+        for isa in [Int8ISA.naive, .avxVNNI, .avx512VNNI] {
+            #expect(Int8Convolution(conv, isa: isa, input: quantization).kernel == isa.kernel)
+        }
+    }
+
     /// A worker's range writes its rows and blocks only: padding channels of the last block, other
     /// rows and blocks, the border and the slice's other channels keep their canaries.
     @Test(arguments: paths)
     func rangesWriteOnlyTheirRegion(_ path: Path) {
         var spec = ConvCase(cin: 8, cout: 2 * path.block + 5, k: 3, stride: 1, height: 5, width: 7)
-        (spec.residual, spec.relu, spec.f32, spec.slice) = (true, true, true, true)
+        (spec.residual, spec.relu, spec.f32, spec.slice, spec.weightBits) = (true, true, true, true, path.weightBits)
         let fixture = ConvFixture(spec)
         let full = fixture.run(.naive)
         // run() checks the canaries outside its region; the values inside are the full run's.

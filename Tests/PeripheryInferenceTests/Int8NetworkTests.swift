@@ -26,10 +26,12 @@ import Testing
 
     /// An INT8 file of the random-initialisation weights with every activation at `scale` (the
     /// image and the signed points with zero point 128), for tests of the format; `edit` changes it.
-    static func int8File(edit: (inout [String: (dtype: String, shape: [Int], bytes: [UInt8])]) -> Void = { _ in }) throws -> Data {
+    static func int8File(
+        bits: WeightBits = .six, edit: (inout [String: (dtype: String, shape: [Int], bytes: [UInt8])]) -> Void = { _ in }
+    ) throws -> Data {
         let weights = try fp32.get()
         var convolutions: [String: QuantizedConvolution] = [:]
-        for (name, conv) in weights.convolutions { convolutions[name] = QuantizedConvolution(conv) }
+        for (name, conv) in weights.convolutions { convolutions[name] = QuantizedConvolution(conv, bits: bits) }
         var activations: [String: ActivationQuantization] = [:]
         for point in Safety40QuantizationGraph.points { activations[point] = ActivationQuantization(scale: 0.05, zeroPoint: 128) }
         var writer = SafetensorsWriter()
@@ -115,7 +117,7 @@ import Testing
         }
         #expect(throws: DetectorSetupError.precision(.notImplemented(.bf16))) { try Detector(weights: fp32, threads: 1, precision: .bf16) }
         #expect(throws: DetectorSetupError.precision(.unsupportedByCPU(.int8, needs: "AVX2"))) {
-            try Detector(weights: int8, threads: 1, precision: .int8, int8Kernel: nil)
+            try Detector(weights: int8, threads: 1, precision: .int8, int8Kernel: nil, cpu: CPUFeatures(vendor: "AuthenticAMD", flags: ["avx", "fma"]))
         }
         #expect(Int8ISA.best(for: CPUFeatures(vendor: "AuthenticAMD", flags: ["avx", "fma"])) == nil)
         #expect(Int8ISA.best(for: CPUFeatures(vendor: "AuthenticAMD", flags: ["avx2", "fma"])) == .avx2)
@@ -127,8 +129,11 @@ import Testing
     /// Every instruction set this CPU has computes the same network to the bit: the integer
     /// parts are exact and the epilogue's float arithmetic is the same sequence on each. The
     /// AVX2 path is forced here even where the CPU has VNNI.
-    @Test func everyKernelPathGivesTheSameOutputs() throws {
-        let weights = try Safety40Weights(file: SafetensorsFile(data: Self.int8File()))
+    /// 6-bit weights (the quantizer's) take AVX2's two-products-per-vpmaddwd kernel in every layer,
+    /// 7-bit ones its vpmaddubsw kernel, 8-bit ones its vpmaddwd kernel; the kernel's name says which.
+    @Test(arguments: WeightBits.allCases)
+    func everyKernelPathGivesTheSameOutputs(_ bits: WeightBits) throws {
+        let weights = try Safety40Weights(file: SafetensorsFile(data: Self.int8File(bits: bits)))
         let (image, lut) = try Self.sample()
         let paths = Int8ISA.allCases.filter { $0 != .naive && $0.runs(on: .current) }
         try #require(!paths.isEmpty, "this CPU has no AVX2")
@@ -136,7 +141,12 @@ import Testing
         for isa in paths {
             let detector = try Detector(weights: weights, threads: 2, precision: .auto, int8Kernel: isa)
             _ = try detector.detect(image: image, lut: lut)
-            #expect(detector.kernel == .int8(isa))
+            if isa == .avx2 {
+                let names: [WeightBits: String] = [.six: "avx2-maddubs6", .seven: "avx2-maddubs", .eight: "avx2-maddwd"]
+                #expect(detector.kernel.description == names[bits])
+            } else {
+                #expect(detector.kernel == .int8(isa))
+            }
             outputs.append((isa, detector.headOutputs))
         }
         for (isa, output) in outputs.dropFirst() {
@@ -144,6 +154,23 @@ import Testing
             #expect(output.boxes == outputs[0].1.boxes, "\(isa) vs \(outputs[0].0): boxes")
             #expect(output.directions == outputs[0].1.directions, "\(isa) vs \(outputs[0].0): directions")
         }
+    }
+
+    /// A kernel the CPU lacks is a typed error naming the missing flags; `nil` takes the best.
+    @Test func anInt8KernelTheCPULacksIsRefused() throws {
+        let int8 = try Safety40Weights(file: SafetensorsFile(data: Self.int8File()))
+        let zen3 = CPUFeatures(vendor: "AuthenticAMD", flags: ["avx", "avx2", "fma"])
+        #expect(throws: DetectorSetupError.int8KernelUnsupported(.avxVNNI, missing: ["avx_vnni"])) {
+            try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .avxVNNI, cpu: zen3)
+        }
+        #expect(throws: DetectorSetupError.int8KernelUnsupported(.avx512VNNI, missing: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"])) {
+            try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .avx512VNNI, cpu: zen3)
+        }
+        #expect(try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: nil, cpu: zen3).kernel.description == "avx2-maddubs6")
+        #expect(try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .avx2, cpu: zen3).kernel.description == "avx2-maddubs6")
+        #expect("\(ConvolutionKernel.int8AVX2(maddubs6: 3, maddubs: 2, maddwd: 1))" == "avx2-mixed-maddubs6-3-maddubs-2-maddwd-1")
+        #expect("\(DetectorSetupError.int8KernelUnsupported(.avxVNNI, missing: ["avx_vnni"]))".contains("--int8-kernel avxvnni"))
+        #expect(Int8ISA(optionName: "avxvnni") == .avxVNNI && Int8ISA(optionName: "avx512-vnni") == .avx512VNNI)
     }
 
     /// One thread and two give the same bytes (the split is by output rows and channel blocks).
@@ -159,11 +186,16 @@ import Testing
 
     /// The quantizer's file loads, and the INT8 network it describes follows the FP32 one: on the
     /// random-initialisation weights (outputs of order 1) the head outputs stay within a bound
-    /// that a wrong scale, zero point or layout would break by orders of magnitude.
-    @Test func quantizedNetworkFollowsFP32() throws {
+    /// that a wrong scale, zero point or layout would break by orders of magnitude. 7-bit weights
+    /// (the default) have half the resolution of 8-bit ones: on these untrained weights the head's
+    /// relative RMS error measured 0.110 / 0.038 (boxes / classes) against 8-bit's 0.080 / 0.027,
+    /// and the features' 0.046 (7-bit) and 0.087 (6-bit) against 0.033; the bounds of the narrower
+    /// weights are looser (docs/results/accuracy.md has the trained weights' cost).
+    @Test(arguments: WeightBits.allCases)
+    func quantizedNetworkFollowsFP32(_ bits: WeightBits) throws {
         let fp32 = try Self.fp32.get()
         let (image, lut) = try Self.sample()
-        let quantizer = try Safety40Quantizer(weights: fp32, threads: 2)
+        let quantizer = try Safety40Quantizer(weights: fp32, threads: 2, bits: bits)
         try image.withUnsafeBufferPointer { try quantizer.add(image: $0, lut: lut) }
         let int8 = try Safety40Weights(file: SafetensorsFile(data: quantizer.quantize(calibration: "the demo frame").serialized()))
         #expect(int8.metadata["calibration"] == "the demo frame" && int8.metadata["precision"] == "int8")
@@ -178,7 +210,8 @@ import Testing
         let features = relativeError(quantized.features, reference.features)
         let boxes = relativeError(quantized.headOutputs.boxes, reference.headOutputs.boxes)
         let classes = relativeError(quantized.headOutputs.classes, reference.headOutputs.classes)
-        #expect(features < 0.05, "features: relative RMS error \(features)")
-        #expect(boxes < 0.1 && classes < 0.1, "head: relative RMS error boxes \(boxes), classes \(classes)")
+        #expect(features < (bits == .eight ? 0.05 : 0.15), "features: relative RMS error \(features)")
+        let bound: Float = bits == .eight ? 0.1 : 0.25
+        #expect(boxes < bound && classes < bound, "\(bits.rawValue)-bit head: relative RMS error boxes \(boxes), classes \(classes)")
     }
 }

@@ -27,6 +27,13 @@ typedef enum {
     PQ_ISA_AVXVNNI = 2,
     /// AVX-512 VNNI (vpdpbusd on 512-bit registers).
     PQ_ISA_AVX512VNNI = 3,
+    /// AVX2 for 7-bit weights: vpdpbusd emulated as vpmaddwd(vpmaddubsw(in, w), 1), twice the rate
+    /// of PQ_ISA_AVX2. Exact only when every weight lies in −64…63 (`pq_weights_fit_maddubs`):
+    /// wider weights would saturate vpmaddubsw's s16 pair sums.
+    PQ_ISA_AVX2_MADDUBS = 4,
+    /// AVX2 for 6-bit weights: as PQ_ISA_AVX2_MADDUBS, with two channel groups' vpmaddubsw
+    /// products added in s16 before one vpmaddwd. Exact only when every weight lies in −32…31.
+    PQ_ISA_AVX2_MADDUBS6 = 5,
 } pq_isa;
 
 /// A view of an NHWC uint8 tensor (see the file comment).
@@ -41,6 +48,12 @@ typedef struct {
 
 /// Bytes from one row of `t` to the next.
 static inline ptrdiff_t pq_row_stride(pq_tensor t) { return (ptrdiff_t)(t.width + 2 * t.border) * t.pixel_stride; }
+
+/// Whether all `count` weights lie in −64…63, the range PQ_ISA_AVX2_MADDUBS is exact on.
+int pq_weights_fit_maddubs(const int8_t *weights, size_t count);
+
+/// Whether all `count` weights lie in −32…31, the range PQ_ISA_AVX2_MADDUBS6 is exact on.
+int pq_weights_fit_maddubs6(const int8_t *weights, size_t count);
 
 /// Output channels per packed block of the kernel for `isa` (64 for AVX-512, 16 otherwise).
 int pq_output_block(pq_isa isa);

@@ -39,11 +39,15 @@ public enum DetectorSetupError: Error, Equatable, CustomStringConvertible {
     case blas(BLASError)
     /// The weights file or the CPU cannot run the precision asked for.
     case precision(PrecisionError)
+    /// The INT8 kernel asked for needs CPU flags (/proc/cpuinfo names) this CPU lacks.
+    case int8KernelUnsupported(Int8ISA, missing: [String])
 
     public var description: String {
         switch self {
         case .blas(let error): "\(error)"
         case .precision(let error): "\(error)"
+        case .int8KernelUnsupported(let isa, let missing):
+            "--int8-kernel \(isa.optionName): this CPU lacks \(missing.joined(separator: ", ")); use auto or a kernel it has"
         }
     }
 }
@@ -73,15 +77,25 @@ public final class Detector {
     ///   - weights: validated weights.
     ///   - threads: worker threads per layer; defaults to all cores.
     ///   - precision: the arithmetic to run; `.auto` (the default) runs the file's own precision.
-    /// - Throws: `DetectorSetupError` if OpenBLAS cannot be loaded or fails its self-test, or if the
-    ///   file or the CPU cannot run `precision`.
-    public convenience init(weights: Safety40Weights, threads: Int? = nil, precision: InferencePrecision = .auto) throws(DetectorSetupError) {
-        try self.init(weights: weights, threads: threads, precision: precision, int8Kernel: Int8ISA.best(for: .current))
+    ///   - int8Kernel: the instruction set of the INT8 convolutions; `nil` (the default, "auto")
+    ///     takes the CPU's fastest. Forcing `.avx2` measures the AVX2 path on a CPU with VNNI.
+    ///     Ignored for FP32 weights.
+    /// - Throws: `DetectorSetupError` if OpenBLAS cannot be loaded or fails its self-test, if the
+    ///   file or the CPU cannot run `precision`, or if the CPU lacks `int8Kernel`.
+    public convenience init(
+        weights: Safety40Weights, threads: Int? = nil, precision: InferencePrecision = .auto, int8Kernel: Int8ISA? = nil
+    ) throws(DetectorSetupError) {
+        try self.init(weights: weights, threads: threads, precision: precision, int8Kernel: int8Kernel, cpu: .current)
     }
 
-    /// Builds a detector whose INT8 convolutions run on `int8Kernel` (tests force each path the
-    /// CPU has; `nil`: the CPU has none).
-    init(weights: Safety40Weights, threads: Int?, precision: InferencePrecision, int8Kernel: Int8ISA?) throws(DetectorSetupError) {
+    /// Builds a detector for a CPU with `cpu`'s features (tests pretend to be other CPUs).
+    init(weights: Safety40Weights, threads: Int?, precision: InferencePrecision, int8Kernel requested: Int8ISA?, cpu: CPUFeatures) throws(DetectorSetupError) {
+        var int8Kernel = Int8ISA.best(for: cpu)
+        if let requested, weights.int8 != nil {
+            let missing = requested.requiredFlags.filter { !cpu.flags.contains($0) }
+            guard missing.isEmpty else { throw .int8KernelUnsupported(requested, missing: missing) }
+            int8Kernel = requested
+        }
         let library: OpenBLAS
         do { library = try OpenBLAS.load() } catch { throw .blas(error) }
         library.setThreads(1)
@@ -94,8 +108,9 @@ public final class Detector {
         self.precision = resolved
         if let int8 = weights.int8 {
             guard let int8Kernel else { throw .precision(.unsupportedByCPU(.int8, needs: "AVX2")) }
-            network = .int8(Safety40Int8Network(weights: int8, blas: library, threads: self.threads, isa: int8Kernel))
-            kernel = .int8(int8Kernel)
+            let int8Network = Safety40Int8Network(weights: int8, blas: library, threads: self.threads, isa: int8Kernel)
+            network = .int8(int8Network)
+            kernel = int8Network.convolutionKernel
         } else {
             network = .fp32(Safety40Network(weights: weights, blas: library, threads: self.threads))
             kernel = .openBLAS(core: library.info.coreName)

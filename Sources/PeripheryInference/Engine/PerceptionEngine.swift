@@ -106,14 +106,18 @@ public final class PerceptionEngine {
 
     /// Builds an engine.
     ///
-    /// - Throws: `DetectorSetupError` if OpenBLAS cannot be loaded or the weights or the CPU
-    ///   cannot run `precision` (`.auto`: the file's own).
+    /// `int8Kernel` forces the INT8 convolutions' instruction set (`nil`, the default: the CPU's
+    /// fastest; `Detector.init`).
+    ///
+    /// - Throws: `DetectorSetupError` if OpenBLAS cannot be loaded, the weights or the CPU
+    ///   cannot run `precision` (`.auto`: the file's own), or the CPU lacks `int8Kernel`.
     public init(
         weights: Safety40Weights, threads: Int? = nil,
         settings: DecodeSettings = DecodeSettings(rejectImplausible: true),
-        tracker configuration: TrackerConfiguration = TrackerConfiguration(), precision: InferencePrecision = .auto
+        tracker configuration: TrackerConfiguration = TrackerConfiguration(), precision: InferencePrecision = .auto,
+        int8Kernel: Int8ISA? = nil
     ) throws(DetectorSetupError) {
-        detector = try Detector(weights: weights, threads: threads, precision: precision)
+        detector = try Detector(weights: weights, threads: threads, precision: precision, int8Kernel: int8Kernel)
         // The resize runs between two network passes, on as many threads as the network.
         preprocessor = Preprocessor(pool: detector.workerPool)
         self.settings = settings

@@ -4,9 +4,17 @@ import CInt8Kernels
 /// `v = (acc − compensation[o]) · scale[o] + bias[o]`, where `compensation = input zero point ·
 /// Σ weights[o]` removes the input's zero point exactly in int32 and `scale = input scale ·
 /// weight scale[o]` (int8_kernels.h).
+///
+/// On AVX2 a layer whose weights all lie in −32…31 (files from `periphery quantize`, 6-bit) runs
+/// the vpmaddubsw kernel that adds two products in s16 before each vpmaddwd; one within −64…63
+/// (7-bit files) the vpmaddubsw kernel with one vpmaddwd each; a layer with wider weights (older
+/// 8-bit files) keeps the exact vpmaddwd kernel, at half the rate. All give the same integers as
+/// every other path.
 final class Int8Convolution {
     let name: String
     let isa: Int8ISA
+    /// The C kernel this layer runs: `isa`'s, or on AVX2 a vpmaddubsw one when its weights fit.
+    let kernel: pq_isa
     let inChannels, outChannels, kernelSize, stride, padding: Int
     /// Quantization of the input it was packed for.
     let input: ActivationQuantization
@@ -21,15 +29,17 @@ final class Int8Convolution {
         (inChannels, outChannels, kernelSize, stride, padding) = (conv.inChannels, conv.outChannels, conv.kernelSize, conv.stride, conv.padding)
         self.input = input
         let (cout, cin, k) = (Int32(conv.outChannels), Int32(conv.inChannels), Int32(conv.kernelSize))
-        packed = .allocate(byteCount: max(64, pq_packed_size(isa.kernel, cout, cin, k)), alignment: 64)
+        let kernel = isa == .avx2 ? Self.avx2Kernel(conv.weights) : isa.kernel
+        self.kernel = kernel
+        packed = .allocate(byteCount: max(64, pq_packed_size(kernel, cout, cin, k)), alignment: 64)
         compensation = .allocate(capacity: conv.outChannels)
         scale = .allocate(capacity: conv.outChannels)
         bias = .allocate(capacity: conv.outChannels)
         conv.weights.withUnsafeBufferPointer { weights in
-            pq_pack_weights(isa.kernel, weights.baseAddress, cout, cin, k, packed, compensation)
+            pq_pack_weights(kernel, weights.baseAddress, cout, cin, k, packed, compensation)
         }
         for o in 0..<conv.outChannels {
-            // Weight sums are at most 127 · 512 · 9 and the zero point at most 255: no overflow.
+            // Weight sums are at most 128 · 512 · 9 and the zero point at most 255: no overflow.
             compensation[o] *= Int32(input.zeroPoint)
             scale[o] = input.scale * conv.weightScales[o]
             bias[o] = conv.bias[o]
@@ -43,8 +53,18 @@ final class Int8Convolution {
         bias.deallocate()
     }
 
+    /// The fastest AVX2 kernel that is exact on `weights`: within −32…31 two vpmaddubsw products
+    /// still fit an s16 sum, within −64…63 one does, wider ones need vpmaddwd on widened values.
+    static func avx2Kernel(_ weights: [Int8]) -> pq_isa {
+        weights.withUnsafeBufferPointer { w in
+            if pq_weights_fit_maddubs6(w.baseAddress, w.count) != 0 { return PQ_ISA_AVX2_MADDUBS6 }
+            if pq_weights_fit_maddubs(w.baseAddress, w.count) != 0 { return PQ_ISA_AVX2_MADDUBS }
+            return PQ_ISA_AVX2
+        }
+    }
+
     /// Output channels per block of work (the kernel's register block).
-    var outputBlock: Int { Int(pq_output_block(isa.kernel)) }
+    var outputBlock: Int { Int(pq_output_block(kernel)) }
 
     /// Output extent along one axis.
     func outputSize(_ size: Int) -> Int { (size + 2 * padding - kernelSize) / stride + 1 }
@@ -108,6 +128,6 @@ extension ComputeContext {
         let rowItems = max(1, min(outHeight, 8 * threads / blocks))
         let rowsPerItem = (outHeight + rowItems - 1) / rowItems
         let items = blocks * ((outHeight + rowsPerItem - 1) / rowsPerItem)
-        parallelFor(items, Job(isa: conv.isa.kernel, parameters: p, input: input.view, rows: outHeight, rowsPerItem: rowsPerItem, blocks: blocks))
+        parallelFor(items, Job(isa: conv.kernel, parameters: p, input: input.view, rows: outHeight, rowsPerItem: rowsPerItem, blocks: blocks))
     }
 }

@@ -5,7 +5,8 @@ import CInt8Kernels
 public enum Int8ISA: String, Sendable, CaseIterable {
     /// Plain C: the reference the others are tested against.
     case naive
-    /// vpmaddwd on widened values (exact: full-range int8 weights would saturate vpmaddubsw).
+    /// AVX2: vpmaddubsw (vpdpbusd emulated) for layers with 6- or 7-bit weights, vpmaddwd on
+    /// widened values for wider ones (full-range int8 weights would saturate vpmaddubsw).
     case avx2
     /// vpdpbusd on 256-bit registers.
     case avxVNNI = "avx-vnni"
@@ -21,14 +22,26 @@ public enum Int8ISA: String, Sendable, CaseIterable {
         }
     }
 
-    /// Whether a CPU with `features` can run this path.
-    func runs(on features: CPUFeatures) -> Bool {
+    /// The /proc/cpuinfo flags this path needs.
+    public var requiredFlags: [String] {
         switch self {
-        case .naive: true
-        case .avx2: features.flags.isSuperset(of: ["avx2", "fma"])
-        case .avxVNNI: features.flags.isSuperset(of: ["avx2", "fma", "avx_vnni"])
-        case .avx512VNNI: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"].allSatisfy(features.flags.contains)
+        case .naive: []
+        case .avx2: ["avx2", "fma"]
+        case .avxVNNI: ["avx2", "fma", "avx_vnni"]
+        case .avx512VNNI: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"]
         }
+    }
+
+    /// Whether a CPU with `features` can run this path.
+    func runs(on features: CPUFeatures) -> Bool { requiredFlags.allSatisfy(features.flags.contains) }
+
+    /// The name `--int8-kernel` takes: the raw value without its hyphen (`avxvnni`, `avx512vnni`).
+    public var optionName: String { rawValue.replacingOccurrences(of: "-", with: "") }
+
+    /// The path named `name`, as `--int8-kernel` or the raw value spells it (`avxvnni`, `avx-vnni`).
+    public init?(optionName name: String) {
+        guard let isa = Self.allCases.first(where: { $0.optionName == name || $0.rawValue == name }) else { return nil }
+        self = isa
     }
 
     /// The fastest path for `features`; `nil` without AVX2 (the naive path is for tests only).

@@ -125,6 +125,17 @@ final class Safety40Int8Network: LayerProfiling {
         steps = (graph.halves.backbone.compactMap(step), graph.halves.head.compactMap(step))
     }
 
+    /// The kernel that names this network's convolutions; on AVX2, how many run each of its kernels.
+    var convolutionKernel: ConvolutionKernel {
+        guard isa == .avx2 else { return .int8(isa) }
+        let kernels = (steps.backbone + steps.head).compactMap { step -> pq_isa? in
+            if case .convolution(let conv, _, _, _, _, _) = step { return conv.kernel }
+            return nil
+        }
+        func count(_ kernel: pq_isa) -> Int { kernels.filter { $0 == kernel }.count }
+        return .int8AVX2(maddubs6: count(PQ_ISA_AVX2_MADDUBS6), maddubs: count(PQ_ISA_AVX2_MADDUBS), maddwd: count(PQ_ISA_AVX2))
+    }
+
     /// Features `[64, 64, 128]` of the last pass, dequantized.
     var features: [Float] { featureTensor.planarFloats() }
 

@@ -3,7 +3,8 @@ import PeripheryCore
 import PeripheryGeometry
 
 /// Post-training static quantization of FP32 Safety40 weights to the INT8 network
-/// (docs/guides/weights.md): int8 weights symmetric per output channel (largest |weight| → 127), uint8
+/// (docs/guides/weights.md): int8 weights symmetric per output channel (largest |weight| → 31 with
+/// the default 6 bits, 63 with 7, 127 with 8), uint8
 /// activations per tensor with the range of least squared error over calibration frames run
 /// through the FP32 network.
 ///
@@ -14,6 +15,7 @@ package final class Safety40Quantizer {
     private var images: [[Float]] = []
     private var luts: [ProjectionLUT] = []
     private var histograms: [String: ActivationHistogram] = [:]
+    private let bits: WeightBits
 
     /// Frames added so far.
     package var frameCount: Int { images.count }
@@ -21,12 +23,13 @@ package final class Safety40Quantizer {
     /// A quantizer for FP32 weights.
     ///
     /// - Throws: `DetectorSetupError` if the weights are not FP32 or OpenBLAS cannot be loaded.
-    package init(weights: Safety40Weights, threads: Int = 1) throws(DetectorSetupError) {
+    package init(weights: Safety40Weights, threads: Int = 1, bits: WeightBits = .six) throws(DetectorSetupError) {
         guard weights.precision == .fp32 else { throw .precision(.fileIsNot(requested: .fp32, file: weights.precision)) }
         let library: OpenBLAS
         do { library = try OpenBLAS.load() } catch { throw .blas(error) }
         library.setThreads(1)
         self.weights = weights
+        self.bits = bits
         network = Safety40Network(weights: weights, blas: library, threads: threads)
         for point in Safety40QuantizationGraph.points { histograms[point] = ActivationHistogram() }
     }
@@ -52,21 +55,22 @@ package final class Safety40Quantizer {
         var activations: [String: ActivationQuantization] = [:]
         for (point, histogram) in histograms { activations[point] = histogram.bestQuantization() }
         var convolutions: [String: QuantizedConvolution] = [:]
-        for (name, conv) in weights.convolutions { convolutions[name] = QuantizedConvolution(conv) }
+        for (name, conv) in weights.convolutions { convolutions[name] = QuantizedConvolution(conv, bits: bits) }
         var writer = SafetensorsWriter()
         writer.metadata = weights.metadata
         writer.metadata["precision"] = Safety40Int8Weights.precision
         writer.metadata["calibration"] = calibration
         writer.metadata["calibration_frames"] = String(images.count)
-        writer.metadata["quantization"] = Self.method
+        writer.metadata["quantization"] = Self.method(bits)
         Safety40Int8Weights(convolutions: convolutions, activations: activations).write(into: &writer)
         return writer
     }
 
     /// How the file was quantized, in its metadata.
-    static let method =
-        "int8 weights symmetric per output channel (max |w| -> 127); uint8 activations per tensor, "
-        + "range of least squared error over the calibration frames (histogram of 2048 bins, ranges alpha*[min, max], alpha 1..0.2)"
+    static func method(_ bits: WeightBits) -> String {
+        "int8 weights symmetric per output channel, \(bits.rawValue)-bit (max |w| -> \(bits.largest)); uint8 activations per tensor, "
+            + "range of least squared error over the calibration frames (histogram of 2048 bins, ranges alpha*[min, max], alpha 1..0.2)"
+    }
 
     /// Runs the FP32 network on frame `index`, handing every point's values to `observe`.
     private func pass(_ index: Int, _ observe: @escaping (inout ActivationHistogram, UnsafeBufferPointer<Float>) -> Void) {

@@ -22,7 +22,10 @@ resident memory (``VmHWM`` of /proc/self/status, read at the end of the run) is 
 * ``openvino-int8``: the QDQ INT8 model of ``onnxruntime-int8``, no precision hint (OpenVINO runs the
   quantized ops in INT8 and chooses the precision of the rest, bf16 on BF16 CPUs).
 
-Each OpenVINO entry reports the ``inference_precision`` the compiled model actually uses.
+Each OpenVINO entry reports the ``inference_precision`` the compiled model actually uses, and under
+``primitive_types`` how many operations of its execution graph run on each oneDNN implementation
+(the ``primitiveType`` of ``compiled.get_runtime_model()``, e.g. ``brgconv_avx512_core_vnni`` or
+``jit_avx2_I8``): the record of which instruction set it used, ``ONEDNN_MAX_CPU_ISA`` included.
 
 Per-frame wall time is measured around one inference call after ``--warmup`` untimed frames.
 Percentiles use index round((n − 1)·p), rounding half up, on the sorted times (as
@@ -143,7 +146,15 @@ def make_runner(runtime: str, args: argparse.Namespace
 
         # What the plugin chose (or was told): without a hint this is the only record of it.
         chosen = compiled.get_property("INFERENCE_PRECISION_HINT")
-        return run_ov, ov.__version__, {"inference_precision": getattr(chosen, "get_type_name", lambda: str(chosen))()}
+        # Which implementation each operation of the execution graph runs (the ISA is in its name).
+        primitives: Dict[str, int] = {}
+        for op in compiled.get_runtime_model().get_ordered_ops():
+            info = op.get_rt_info()
+            if "primitiveType" in info:
+                kind = str(info["primitiveType"].astype(str) if hasattr(info["primitiveType"], "astype") else info["primitiveType"])
+                primitives[kind] = primitives.get(kind, 0) + 1
+        return run_ov, ov.__version__, {"inference_precision": getattr(chosen, "get_type_name", lambda: str(chosen))(),
+                                        "primitive_types": dict(sorted(primitives.items()))}
     raise ValueError(f"unknown runtime {runtime}")
 
 

@@ -15,6 +15,13 @@ The INT8 peers need ``--calibration DIR`` (a `periphery synth --network-inputs` 
 model is quantized (or found in the cache) once before the first round, so no round runs right
 after minutes of calibration, and ``int8_model`` in the report says how long quantization took.
 
+``--isa avx2`` holds both runtimes to AVX2 on a CPU that has more (AVX-512, VNNI): Periphery INT8
+runs ``--int8-kernel avx2``, Periphery FP32 runs OpenBLAS's Haswell (AVX2) kernels through
+``OPENBLAS_CORETYPE=Haswell`` (its ``blas_core`` in the report says which ran), and the peers run
+with ``ONEDNN_MAX_CPU_ISA=AVX2``, which OpenVINO's oneDNN reads; each OpenVINO entry's
+``primitive_types`` (from bench_peers) shows the implementations its execution graph used, so that
+the report proves the limit took effect (``avx2`` in the names, no ``avx512`` or ``vnni``).
+
 Every benchmarked process runs without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in its environment:
 users do not set them, and an OpenBLAS told another core type or cache size picks other kernels
 and tiles than it picks for the CPU by itself. ``env_removed`` lists those that were set here.
@@ -40,7 +47,8 @@ INT8_PEERS = ("onnxruntime-int8", "openvino-int8")
 # Tuning variables a user's environment does not have (this machine's may; docs/results/benchmarks.md).
 REMOVED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 # Per-runtime fields of the report beside the timings, copied from the last round that has them.
-PEER_FIELDS = ("version", "inference_precision", "max_abs_diff_vs_pytorch", "max_abs_diff_vs_pytorch_real_frame")
+PEER_FIELDS = ("version", "inference_precision", "max_abs_diff_vs_pytorch", "max_abs_diff_vs_pytorch_real_frame",
+               "primitive_types", "kernel")
 
 
 def bench_env() -> Dict[str, str]:
@@ -53,15 +61,27 @@ def periphery_name(precision: str) -> str:
     return "periphery" if precision == "fp32" else f"periphery-{precision}"
 
 
-def run_periphery(binary: Path, frames: int, threads: int, weights: Path, precision: str) -> Dict[str, float]:
+# What `--isa avx2` sets: Periphery's INT8 kernel, OpenBLAS's core for FP32, oneDNN's ISA limit.
+AVX2_INT8_KERNEL = "avx2"
+AVX2_OPENBLAS_CORE = "Haswell"
+AVX2_ONEDNN_ISA = "AVX2"
+
+
+def run_periphery(binary: Path, frames: int, threads: int, weights: Path, precision: str,
+                  isa: Optional[str] = None) -> Dict[str, float]:
     """One `periphery bench --json` run at one precision; adds its peak RSS (from wait4) in MiB."""
     command = [str(binary), "bench", "--json", "--frames", str(frames), "--threads", str(threads),
                "--weights", str(weights)]
+    env = bench_env()
     if precision != "fp32":
         command += ["--precision", precision]
+    if isa == "avx2" and precision == "int8":
+        command += ["--int8-kernel", AVX2_INT8_KERNEL]
+    if isa == "avx2" and precision == "fp32":
+        env["OPENBLAS_CORETYPE"] = AVX2_OPENBLAS_CORE
     # stderr to a file, not a pipe: reading stdout to the end while stderr fills a pipe could block.
     with tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, env=bench_env())
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, env=env)
         out = process.stdout.read() if process.stdout else b""
         _, status, usage = os.wait4(process.pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
@@ -74,7 +94,7 @@ def run_periphery(binary: Path, frames: int, threads: int, weights: Path, precis
 
 
 def run_peers(runtimes: str, frames: int, threads: int, weights: Path, onnx: Optional[Path],
-              calibration: Optional[Path]) -> Dict[str, Dict[str, object]]:
+              calibration: Optional[Path], isa: Optional[str] = None) -> Dict[str, Dict[str, object]]:
     """One `periphery-bench-peers` run (its workers inherit the cleaned environment)."""
     command = [sys.executable, "-m", "periphery.bench.peers", "--runtimes", runtimes, "--frames", str(frames),
                "--threads", str(threads), "--weights", str(weights)]
@@ -82,7 +102,10 @@ def run_peers(runtimes: str, frames: int, threads: int, weights: Path, onnx: Opt
         command += ["--onnx", str(onnx)]
     if calibration:
         command += ["--calibration", str(calibration)]
-    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=bench_env())
+    env = bench_env()
+    if isa == "avx2":
+        env["ONEDNN_MAX_CPU_ISA"] = AVX2_ONEDNN_ISA
+    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"periphery.bench.peers failed with status {proc.returncode}:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout)
@@ -114,6 +137,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--frames", type=int, default=30, help="timed frames per runtime per round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--isa", choices=["auto", "avx2"], default="auto",
+                        help="auto: each runtime's own choice; avx2: hold both to AVX2 (see above)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.frames < 1 or args.threads < 1:
         parser.error("--rounds, --frames and --threads must be ≥ 1")
@@ -133,7 +158,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                      "give one or leave them out of --runtimes")
 
     report: Dict[str, object] = {"threads": args.threads, "frames_per_round": args.frames, "rounds": args.rounds,
-                                 "env_removed": [k for k in REMOVED_ENV if k in os.environ]}
+                                 "env_removed": [k for k in REMOVED_ENV if k in os.environ], "isa": args.isa}
+    isa = None if args.isa == "auto" else args.isa
     if int8_peers:
         report["int8_model"] = prepare_int8(args.weights, args.onnx, args.calibration)
 
@@ -146,10 +172,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         loads.append(round(os.getloadavg()[0], 2))
         entry: Dict[str, Dict[str, object]] = {}
         for precision in precisions:
-            ours = run_periphery(args.binary, args.frames, args.threads, weights[precision], precision)
-            entry[periphery_name(precision)] = {key: ours[key] for key in ("median_ms", "p95_ms", "peak_rss_mb")}
+            ours = run_periphery(args.binary, args.frames, args.threads, weights[precision], precision, isa)
+            entry[periphery_name(precision)] = {key: ours[key] for key in ("median_ms", "p95_ms", "peak_rss_mb", "kernel")
+                                                if key in ours}
         if peers:
-            measured = run_peers(",".join(peers), args.frames, args.threads, args.weights, args.onnx, args.calibration)
+            measured = run_peers(",".join(peers), args.frames, args.threads, args.weights, args.onnx, args.calibration, isa)
             for name in peers:
                 if name in measured:
                     entry[name] = {key: measured[name][key] for key in ("median_ms", "p95_ms", "peak_rss_mb", *PEER_FIELDS)

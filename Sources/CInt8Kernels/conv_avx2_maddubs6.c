@@ -1,0 +1,112 @@
+// AVX2 convolution for 6-bit weights (every weight in −32…31): like conv_avx2_maddubs.c, but two
+// channel groups share one vpmaddwd:
+//     acc += vpmaddwd(vpaddw(vpmaddubsw(in_g, w_g), vpmaddubsw(in_g+1, w_g+1)), ones16)
+// With |w| ≤ 32 each s16 pair sum is at most 255·32·2 = 16320 and the sum of two of them at most
+// 32640 < 32767, so neither vpmaddubsw nor vpaddw wraps or saturates: the integers are exactly
+// vpdpbusd's (and the naive kernel's). Six multiply uops per pixel and two groups instead of eight.
+//
+// Weights are the AVX-VNNI layout [cout/16][k][k][cin4/4][16][4] int8 (pack.c). A tile is
+// TILE = 3 output pixels of one row × 16 channels: 6 accumulators, 4 weight vectors (two groups ×
+// two halves), the ones, two broadcast inputs and two s16 sums: 15 of the 16 ymm. An odd last
+// group runs alone, as in conv_avx2_maddubs.c. The input is read through its zero-point border.
+#include "epilogue_avx2.h"
+
+#define TARGET PQ_TARGET_AVX2
+
+enum { BLOCK = 16, TILE = 3, GROUP_BYTES = BLOCK * PQ_CHANNEL_GROUP };
+
+/// Input addressing of one convolution.
+typedef struct {
+    ptrdiff_t row_stride, pixel_stride;
+    /// Bytes between the receptive fields of neighbouring output pixels (stride · pixel_stride).
+    ptrdiff_t pixel_step;
+    int groups;
+} geometry;
+
+/// Epilogue of the accumulators `sums[pixel][vector]` of a tile; out of line, so that the tile's
+/// instantiations stay small.
+static __attribute__((noinline)) TARGET void tile_epilogue(const pq_conv *c, const __m256i sums[TILE][2], int o,
+                                                          int y, int x, int pixels) {
+    const int n = c->cout - o;
+    for (int p = 0; p < pixels; p++) {
+        pq_epilogue8(c, sums[p][0], o, n < 8 ? n : 8, y, x + p);
+        if (n > 8) pq_epilogue8(c, sums[p][1], o + 8, n < 16 ? n - 8 : 8, y, x + p);
+    }
+}
+
+/// Output pixels (y, x … x + pixels − 1), channels o … o + 15; `origin` is the input pixel under
+/// tap (0, 0) of output pixel x, `w` the block's packed weights. `pixels` is a constant after
+/// inlining, so the accumulators live in registers.
+static inline __attribute__((always_inline)) TARGET void tile(const pq_conv *c, const geometry *g,
+                                                             const uint8_t *origin, const int8_t *w, int o, int y,
+                                                             int x, int pixels) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i acc[TILE][2];
+    for (int p = 0; p < pixels; p++) acc[p][0] = acc[p][1] = _mm256_setzero_si256();
+    for (int ky = 0; ky < c->k; ky++) {
+        for (int kx = 0; kx < c->k; kx++) {
+            const uint8_t *tap = origin + ky * g->row_stride + kx * g->pixel_stride;
+            int i = 0;
+            for (; i + 1 < g->groups; i += 2, w += 2 * GROUP_BYTES) {
+                const __m256i w00 = _mm256_load_si256((const __m256i *)w);
+                const __m256i w01 = _mm256_load_si256((const __m256i *)(w + 32));
+                const __m256i w10 = _mm256_load_si256((const __m256i *)(w + GROUP_BYTES));
+                const __m256i w11 = _mm256_load_si256((const __m256i *)(w + GROUP_BYTES + 32));
+                for (int p = 0; p < pixels; p++) {
+                    const uint8_t *pixel = tap + p * g->pixel_step + i * PQ_CHANNEL_GROUP;
+                    const __m256i in0 = _mm256_set1_epi32(pq_load32(pixel));
+                    const __m256i in1 = _mm256_set1_epi32(pq_load32(pixel + PQ_CHANNEL_GROUP));
+                    const __m256i sum0 = _mm256_add_epi16(_mm256_maddubs_epi16(in0, w00), _mm256_maddubs_epi16(in1, w10));
+                    const __m256i sum1 = _mm256_add_epi16(_mm256_maddubs_epi16(in0, w01), _mm256_maddubs_epi16(in1, w11));
+                    acc[p][0] = _mm256_add_epi32(acc[p][0], _mm256_madd_epi16(sum0, ones));
+                    acc[p][1] = _mm256_add_epi32(acc[p][1], _mm256_madd_epi16(sum1, ones));
+                }
+            }
+            if (i < g->groups) {
+                const __m256i w0 = _mm256_load_si256((const __m256i *)w);
+                const __m256i w1 = _mm256_load_si256((const __m256i *)(w + 32));
+                for (int p = 0; p < pixels; p++) {
+                    const __m256i in = _mm256_set1_epi32(pq_load32(tap + p * g->pixel_step + i * PQ_CHANNEL_GROUP));
+                    acc[p][0] = _mm256_add_epi32(acc[p][0], _mm256_madd_epi16(_mm256_maddubs_epi16(in, w0), ones));
+                    acc[p][1] = _mm256_add_epi32(acc[p][1], _mm256_madd_epi16(_mm256_maddubs_epi16(in, w1), ones));
+                }
+                w += GROUP_BYTES;
+            }
+        }
+    }
+    // A copy, so that `acc` is only indexed by constants and stays in registers.
+    __m256i sums[TILE][2];
+    for (int p = 0; p < pixels; p++) sums[p][0] = acc[p][0], sums[p][1] = acc[p][1];
+    tile_epilogue(c, sums, o, y, x, pixels);
+}
+
+/// One output row y of the block at channel o: whole tiles, then one narrower tile.
+static TARGET void row(const pq_conv *c, const geometry *g, const uint8_t *origin, const int8_t *w, int o, int y) {
+    int x = 0;
+    for (; x + TILE <= c->out_width; x += TILE) tile(c, g, origin + x * g->pixel_step, w, o, y, x, TILE);
+    const uint8_t *rest = origin + x * g->pixel_step;
+    switch (c->out_width - x) {
+    case 2: tile(c, g, rest, w, o, y, x, 2); break;
+    case 1: tile(c, g, rest, w, o, y, x, 1); break;
+    default: break;
+    }
+}
+
+TARGET void pq_conv_run_avx2_maddubs6(const pq_conv *c, pq_tensor in, int row_begin, int row_end, int block_begin,
+                                     int block_end) {
+    const geometry g = {
+        .row_stride = pq_row_stride(in),
+        .pixel_stride = in.pixel_stride,
+        .pixel_step = (ptrdiff_t)c->stride * in.pixel_stride,
+        .groups = pq_round_up(c->cin, PQ_CHANNEL_GROUP) / PQ_CHANNEL_GROUP,
+    };
+    const size_t block_bytes = (size_t)(c->k * c->k * g.groups) * GROUP_BYTES;
+    // Block-major, so that a block's weights stay in L2 across the rows.
+    for (int b = block_begin; b < block_end && b * BLOCK < c->cout; b++) {
+        const int8_t *w = (const int8_t *)c->packed + (size_t)b * block_bytes;
+        for (int y = row_begin; y < row_end; y++) {
+            const uint8_t *origin = in.data + (y * c->stride - c->pad) * g.row_stride - c->pad * g.pixel_stride;
+            row(c, &g, origin, w, b * BLOCK, y);
+        }
+    }
+}
