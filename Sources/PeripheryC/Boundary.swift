@@ -61,8 +61,9 @@ func string(_ pointer: UnsafePointer<CChar>?, _ argument: String) throws(Boundar
     return String(cString: pointer)
 }
 
-/// Stores `value` through an out pointer, refusing NULL.
-func store<T>(_ value: T, _ out: UnsafeMutablePointer<T>?, _ argument: String) throws(BoundaryFailure) {
-    guard let out else { throw .invalidArgument(argument, "is NULL") }
-    out.pointee = value
+/// The caller's out pointer, set to NULL so that a failure leaves no stale handle; NULL itself is refused.
+func cleared(_ out: UnsafeMutablePointer<OpaquePointer?>?) throws(BoundaryFailure) -> UnsafeMutablePointer<OpaquePointer?> {
+    guard let out else { throw .invalidArgument("out", "is NULL") }
+    out.pointee = nil
+    return out
 }

@@ -6,8 +6,7 @@ import PeripheryGeometry
 @_cdecl("periphery_calibration_load")
 public func peripheryCalibrationLoad(_ path: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> periphery_status {
     boundary {
-        guard let out else { throw BoundaryFailure.invalidArgument("out", "is NULL") }
-        out.pointee = nil
+        let out = try cleared(out)
         let setup = try CalibrationFile.load(path: try string(path, "path"))
         out.pointee = Handle.retain(CalibrationHandle(setup: setup))
     }
@@ -18,8 +17,7 @@ public func peripheryCalibrationCreate(
     _ intrinsics: UnsafePointer<periphery_intrinsics>?, _ mount: UnsafePointer<periphery_mount>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> periphery_status {
     boundary {
-        guard let out else { throw BoundaryFailure.invalidArgument("out", "is NULL") }
-        out.pointee = nil
+        let out = try cleared(out)
         guard let k = intrinsics?.pointee else { throw BoundaryFailure.invalidArgument("intrinsics", "is NULL") }
         guard let m = mount?.pointee else { throw BoundaryFailure.invalidArgument("mount", "is NULL") }
         let camera = try CameraIntrinsics(fx: k.fx, fy: k.fy, cx: k.cx, cy: k.cy, width: Int(k.width), height: Int(k.height))

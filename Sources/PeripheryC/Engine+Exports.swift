@@ -10,8 +10,7 @@ public func peripheryEngineCreate(
     _ weightsPath: UnsafePointer<CChar>?, _ threads: Int32, _ precision: Int32, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> periphery_status {
     boundary {
-        guard let out else { throw BoundaryFailure.invalidArgument("out", "is NULL") }
-        out.pointee = nil
+        let out = try cleared(out)
         let path = try string(weightsPath, "weights_path")
         guard threads >= 0, threads <= 1024 else { throw BoundaryFailure.invalidArgument("threads", "\(threads) is outside 0 ... 1024") }
         let chosen: InferencePrecision

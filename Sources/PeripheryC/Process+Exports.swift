@@ -50,8 +50,7 @@ public func peripheryEngineProcess(
     _ ego: UnsafePointer<periphery_ego_motion>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> periphery_status {
     boundary {
-        guard let out else { throw BoundaryFailure.invalidArgument("out", "is NULL") }
-        out.pointee = nil
+        let out = try cleared(out)
         let engine = try Handle.object(engine, as: EngineHandle.self, "engine").available()
         let setup = try Handle.object(calibration, as: CalibrationHandle.self, "calibration").setup
         let pixels = try framePixels(image)

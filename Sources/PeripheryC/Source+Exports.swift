@@ -8,8 +8,7 @@ public func peripherySourceOpen(
     _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> periphery_status {
     boundary {
-        guard let out else { throw BoundaryFailure.invalidArgument("out", "is NULL") }
-        out.pointee = nil
+        let out = try cleared(out)
         let handle = try Handle.object(engine, as: EngineHandle.self, "engine")
         let path = try string(input, "input")
         let o = options?.pointee ?? periphery_source_options()
@@ -29,8 +28,7 @@ public func peripherySourceOpen(
 public func peripherySourceNext(_ source: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> periphery_status {
     var status = PERIPHERY_OK
     let boundaryStatus = boundary {
-        guard let out else { throw BoundaryFailure.invalidArgument("out", "is NULL") }
-        out.pointee = nil
+        let out = try cleared(out)
         let handle = try Handle.object(source, as: SourceHandle.self, "source")
         switch handle.next() {
         case .frame(let processed):
