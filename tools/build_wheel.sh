@@ -31,9 +31,8 @@ else
     "$swift" build "${release[@]}" --product PeripheryC
     built=$("$swift" build "${release[@]}" --show-bin-path)
 fi
-toolchain=$(dirname "$(dirname "$(command -v "$swift")")")
-runtime="$toolchain/lib/swift/linux"
-[ -d "$runtime" ] || { echo "build_wheel: no Swift runtime libraries in $runtime" >&2; exit 1; }
+source tools/swift_runtime.sh
+runtime=$(swift_runtime_dir "$built/libPeripheryC.so")
 
 venv=.build/wheel-venv
 if [ ! -f $venv/.stamp ] || [ python/requirements-build.txt -nt $venv/.stamp ]; then
@@ -81,8 +80,8 @@ check=$(mktemp -d)
 trap 'rm -rf "$check"' EXIT
 $venv/bin/python -m zipfile -e "$wheel" "$check"
 for so in "$check"/periphery/_lib/*.so "$check"/periphery.libs/*.so*; do
-    if env -u LD_LIBRARY_PATH ldd "$so" | grep -E "not found|$toolchain"; then
-        echo "build_wheel: $(basename "$so") in the wheel resolves into $toolchain or not at all" >&2
+    if env -u LD_LIBRARY_PATH ldd "$so" | grep -E "not found|$runtime/"; then
+        echo "build_wheel: $(basename "$so") in the wheel resolves into $runtime or not at all" >&2
         exit 1
     fi
 done

@@ -31,7 +31,8 @@ if [ "$asan" = --asan ]; then
 else
     cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/c/test_periphery.c $flags -Wl,-rpath,"$prefix/lib" -lm -o "$work/test_periphery"
     c++ -std=c++17 -Wall -Wextra -Werror Examples/cpp/detect.cpp $flags -Wl,-rpath,"$prefix/lib" -o "$work/detect"
-    if ldd "$work/test_periphery" "$prefix"/lib/periphery/*.so | grep -q "$(dirname "$(dirname "$(command -v swift)")")"; then
+    source tools/swift_runtime.sh
+    if ldd "$work/test_periphery" "$prefix"/lib/periphery/*.so | grep -q "$(swift_runtime_dir "$built/libPeripheryC.so")/"; then
         echo "check_c_api: an installed library resolves into the toolchain" >&2
         exit 1
     fi

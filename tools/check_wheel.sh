@@ -17,6 +17,8 @@ python=${PYTHON:-python3}
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' python/pyproject.toml)
 wheel=$(ls "$dist"/periphery-"$version"-*manylinux*_x86_64.whl)
 toolchain=$(dirname "$(dirname "$(command -v "${SWIFT:-swift}")")")
+source tools/swift_runtime.sh
+runtime=$(swift_runtime_dir "$cli")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -51,12 +53,12 @@ site=$("${clean[@]}" "$venv/bin/python" -c 'import periphery, pathlib; print(pat
 count=0
 for so in "$site"/periphery/_lib/*.so "$site"/periphery.libs/*.so*; do
     resolved=$("${clean[@]}" ldd "$so")
-    if grep -E "not found|$toolchain" <<< "$resolved"; then
-        echo "check_wheel: $so resolves into $toolchain or not at all" >&2
+    if grep -E "not found|$runtime/" <<< "$resolved"; then
+        echo "check_wheel: $so resolves into $runtime or not at all" >&2
         exit 1
     fi
     count=$((count + 1))
 done
-echo "check_wheel: ldd of the $count libraries in $site/periphery resolves nothing inside $toolchain"
+echo "check_wheel: ldd of the $count libraries in $site/periphery resolves nothing inside $runtime"
 
 "${clean[@]}" PERIPHERY="$cli" "$venv/bin/python" -m pytest -p no:cacheprovider -v -rs python/tests/test_binding.py python/tests/test_binding_sources.py

@@ -13,16 +13,17 @@ lib="$prefix/lib"
 mkdir -p "$prefix/include" "$lib/periphery" "$lib/pkgconfig"
 install -m 644 Sources/CPeriphery/include/periphery.h "$prefix/include/periphery.h"
 install -m 755 "$built/libPeripheryC.so" "$lib/libperiphery.so"
-toolchain=$(dirname "$(dirname "$(command -v swift)")")
-# The Swift runtime libraries that ldd resolves inside the toolchain, transitively.
-runtime=$(ldd "$lib/libperiphery.so" | awk -v t="$toolchain" 'index($3, t) == 1 { print $3 }')
+source tools/swift_runtime.sh
+toolchain=$(swift_runtime_dir "$lib/libperiphery.so")
+# The Swift runtime libraries that ldd resolves in the runtime's folder, transitively.
+runtime=$(ldd "$lib/libperiphery.so" | awk -v t="$toolchain/" 'index($3, t) == 1 { print $3 }')
 [ -n "$runtime" ] || { echo "install: no Swift runtime libraries found under $toolchain" >&2; exit 1; }
 for so in $runtime; do
     install -m 755 "$so" "$lib/periphery/"
     patchelf --set-rpath '$ORIGIN' "$lib/periphery/$(basename "$so")"
 done
 patchelf --set-rpath '$ORIGIN/periphery' "$lib/libperiphery.so"
-if ldd "$lib/libperiphery.so" | grep -q "$toolchain"; then
+if ldd "$lib/libperiphery.so" | grep -q "$toolchain/"; then
     echo "install: $lib/libperiphery.so still resolves into $toolchain" >&2
     exit 1
 fi
