@@ -5,14 +5,17 @@ SWIFT ?= swift
 # @testable imports working in release.
 RELEASE := -c release -Xswiftc -enable-testing
 # Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
-DEB_PACKAGES := patchelf libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients libwebsockets-dev
+DEB_PACKAGES := patchelf libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients libwebsockets-dev \
+	qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 # Only for `make test-tools`: the browser the live page is tested in.
 TOOLS_DEB_PACKAGES := chromium
 
-.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint install check-c-api wheel test-python
+.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint install check-c-api wheel test-python \
+	test-int8-arm64
 
 test: deps lint
 	python3 tools/check_sources.py
+	$(MAKE) test-int8-arm64
 	$(SWIFT) build $(RELEASE)
 	$(SWIFT) test $(RELEASE)
 	# The allocation counter sees every thread, so its test runs in a process of its own.
@@ -20,6 +23,21 @@ test: deps lint
 	$(MAKE) check-cli BIN=.build/release/periphery
 	python3 tools/check_readme_example.py .build/release/periphery-example
 	$(MAKE) check-c-api
+
+# The NEON INT8 kernels on any machine: Tests/CInt8KernelsTests/conv_neon_exact.c and the sources of
+# CInt8Kernels cross-built for aarch64 (static, so that qemu needs no sysroot; -ffp-contract=off because
+# GCC ignores the kernels' FP_CONTRACT pragma), run under qemu-aarch64 at a CPU of each path: Cortex-A53
+# (ARMv8.0, neon), Cortex-A76 (dotprod) and max (i8mm).
+ARM64_CC ?= aarch64-linux-gnu-gcc
+QEMU_AARCH64 ?= qemu-aarch64-static
+test-int8-arm64: deps
+	mkdir -p .build
+	$(ARM64_CC) -std=c11 -O2 -ffp-contract=off -Wall -Wextra -Werror -Wno-unknown-pragmas -static \
+		-ISources/CInt8Kernels/include Sources/CInt8Kernels/*.c Tests/CInt8KernelsTests/conv_neon_exact.c -lm \
+		-o .build/conv_neon_exact
+	$(QEMU_AARCH64) -cpu cortex-a53 .build/conv_neon_exact neon
+	$(QEMU_AARCH64) -cpu cortex-a76 .build/conv_neon_exact neon-dotprod
+	$(QEMU_AARCH64) -cpu max .build/conv_neon_exact neon-i8mm
 
 # The C API (docs/guides/c-api.md): `make install PREFIX=DIR` puts periphery.h, libperiphery.so, the
 # Swift runtime libraries it needs and periphery.pc under DIR. check-c-api builds the C test and the

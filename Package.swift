@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "PeripherySynthetic", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO"]),
         // Headers only: the library is loaded at run time by BLAS/OpenBLAS.swift (see shim.h).
         .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
-        // INT8 convolution kernels (AVX2, AVX-VNNI, AVX-512 VNNI and a naive reference), chosen at load.
+        // INT8 convolution kernels (AVX2, AVX-VNNI, AVX-512 VNNI, NEON and a naive reference), chosen at load.
         .target(name: "CInt8Kernels"),
         .target(
             name: "PeripheryInference",

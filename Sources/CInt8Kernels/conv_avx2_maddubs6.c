@@ -9,34 +9,15 @@
 // TILE = 3 output pixels of one row × 16 channels: 6 accumulators, 4 weight vectors (two groups ×
 // two halves), the ones, two broadcast inputs and two s16 sums: 15 of the 16 ymm. An odd last
 // group runs alone, as in conv_avx2_maddubs.c. The input is read through its zero-point border.
+#if defined(__x86_64__)
+#define PQ_TILED_RUN pq_conv_run_avx2_maddubs6
+#define TARGET PQ_TARGET_AVX2
+#define TILE 3
+#define BLOCK 16
+#define GROUP_BYTES (BLOCK * PQ_CHANNEL_GROUP)
+#define WEIGHT int8_t
 #include "epilogue_avx2.h"
 
-#define TARGET PQ_TARGET_AVX2
-
-enum { BLOCK = 16, TILE = 3, GROUP_BYTES = BLOCK * PQ_CHANNEL_GROUP };
-
-/// Input addressing of one convolution.
-typedef struct {
-    ptrdiff_t row_stride, pixel_stride;
-    /// Bytes between the receptive fields of neighbouring output pixels (stride · pixel_stride).
-    ptrdiff_t pixel_step;
-    int groups;
-} geometry;
-
-/// Epilogue of the accumulators `sums[pixel][vector]` of a tile; out of line, so that the tile's
-/// instantiations stay small.
-static __attribute__((noinline)) TARGET void tile_epilogue(const pq_conv *c, const __m256i sums[TILE][2], int o,
-                                                          int y, int x, int pixels) {
-    const int n = c->cout - o;
-    for (int p = 0; p < pixels; p++) {
-        pq_epilogue8(c, sums[p][0], o, n < 8 ? n : 8, y, x + p);
-        if (n > 8) pq_epilogue8(c, sums[p][1], o + 8, n < 16 ? n - 8 : 8, y, x + p);
-    }
-}
-
-/// Output pixels (y, x … x + pixels − 1), channels o … o + 15; `origin` is the input pixel under
-/// tap (0, 0) of output pixel x, `w` the block's packed weights. `pixels` is a constant after
-/// inlining, so the accumulators live in registers.
 static inline __attribute__((always_inline)) TARGET void tile(const pq_conv *c, const geometry *g,
                                                              const uint8_t *origin, const int8_t *w, int o, int y,
                                                              int x, int pixels) {
@@ -77,36 +58,6 @@ static inline __attribute__((always_inline)) TARGET void tile(const pq_conv *c, 
     // A copy, so that `acc` is only indexed by constants and stays in registers.
     __m256i sums[TILE][2];
     for (int p = 0; p < pixels; p++) sums[p][0] = acc[p][0], sums[p][1] = acc[p][1];
-    tile_epilogue(c, sums, o, y, x, pixels);
+    tile_epilogue(c, g, sums, o, y, x, pixels);
 }
-
-/// One output row y of the block at channel o: whole tiles, then one narrower tile.
-static TARGET void row(const pq_conv *c, const geometry *g, const uint8_t *origin, const int8_t *w, int o, int y) {
-    int x = 0;
-    for (; x + TILE <= c->out_width; x += TILE) tile(c, g, origin + x * g->pixel_step, w, o, y, x, TILE);
-    const uint8_t *rest = origin + x * g->pixel_step;
-    switch (c->out_width - x) {
-    case 2: tile(c, g, rest, w, o, y, x, 2); break;
-    case 1: tile(c, g, rest, w, o, y, x, 1); break;
-    default: break;
-    }
-}
-
-TARGET void pq_conv_run_avx2_maddubs6(const pq_conv *c, pq_tensor in, int row_begin, int row_end, int block_begin,
-                                     int block_end) {
-    const geometry g = {
-        .row_stride = pq_row_stride(in),
-        .pixel_stride = in.pixel_stride,
-        .pixel_step = (ptrdiff_t)c->stride * in.pixel_stride,
-        .groups = pq_round_up(c->cin, PQ_CHANNEL_GROUP) / PQ_CHANNEL_GROUP,
-    };
-    const size_t block_bytes = (size_t)(c->k * c->k * g.groups) * GROUP_BYTES;
-    // Block-major, so that a block's weights stay in L2 across the rows.
-    for (int b = block_begin; b < block_end && b * BLOCK < c->cout; b++) {
-        const int8_t *w = (const int8_t *)c->packed + (size_t)b * block_bytes;
-        for (int y = row_begin; y < row_end; y++) {
-            const uint8_t *origin = in.data + (y * c->stride - c->pad) * g.row_stride - c->pad * g.pixel_stride;
-            row(c, &g, origin, w, b * BLOCK, y);
-        }
-    }
-}
+#endif

@@ -4,36 +4,35 @@
 // the 4 weight vectors once and broadcasts each pixel's 4 input bytes, 4·TILE vpdpbusd on
 // 4·TILE accumulators (24 + 4 weights + 1 broadcast of the 32 zmm). The input is read through its
 // zero-point border, so the inner loop has no bounds checks.
-#include "conv_internal.h"
+#if defined(__x86_64__)
+#define PQ_TILED_RUN pq_conv_run_avx512vnni
+#define TARGET PQ_TARGET_AVX512VNNI
+#define BLOCK 64
+#define VECTORS (BLOCK / 16)
+#define TILE 6
+#define GROUP_BYTES (BLOCK * PQ_CHANNEL_GROUP)
+#define WEIGHT int8_t
+#include "conv_tiled.h"
 
 #include <immintrin.h>
 
-#define TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-
-enum { BLOCK = 64, VECTORS = BLOCK / 16, TILE = 6, GROUP_BYTES = BLOCK * PQ_CHANNEL_GROUP };
-
-typedef struct {
-    ptrdiff_t row_stride, pixel_stride;
-    /// Bytes between the receptive fields of neighbouring output pixels (stride · pixel_stride).
-    ptrdiff_t pixel_step;
-    int groups;
-    /// Real channels of each 16-channel vector of the block being run (0 for padding vectors),
-    /// and of the whole block's 64 bytes.
-    __mmask16 masks[VECTORS];
-    __mmask64 store_mask;
-} geometry;
-
 /// Epilogue of a tile's accumulators `sums[pixel][vector]`: output pixels (y, x … x + pixels − 1),
-/// channels o … o + 63, of which only the real ones (g->masks) are read and written. The order of
+/// channels o … o + 63, of which only the real ones (g->channels) are read and written. The order of
 /// operations is conv_naive.c's. Out of line, so that the tile's instantiations stay small.
 static __attribute__((noinline)) TARGET void tile_epilogue(const pq_conv *c, const geometry *g,
                                                           const __m512i sums[TILE][VECTORS], int o, int y, int x,
                                                           int pixels) {
     const size_t pixel = (size_t)y * (size_t)c->out_width + (size_t)x;
+    __mmask16 masks[VECTORS];
+    for (int j = 0; j < VECTORS; j++) {
+        const int n = g->channels - 16 * j;
+        masks[j] = n >= 16 ? (__mmask16)0xFFFF : n > 0 ? (__mmask16)((1u << n) - 1) : 0;
+    }
+    const __mmask64 store_mask = g->channels == BLOCK ? ~(__mmask64)0 : ((__mmask64)1 << g->channels) - 1;
     if (c->out_s32) {
         for (int p = 0; p < pixels; p++) {
             int32_t *out = c->out_s32 + (pixel + (size_t)p) * (size_t)c->cout + (size_t)o;
-            for (int j = 0; j < VECTORS; j++) _mm512_mask_storeu_epi32(out + 16 * j, g->masks[j], sums[p][j]);
+            for (int j = 0; j < VECTORS; j++) _mm512_mask_storeu_epi32(out + 16 * j, masks[j], sums[p][j]);
         }
     }
     if (!c->output.data && !c->out_f32) return;
@@ -49,9 +48,9 @@ static __attribute__((noinline)) TARGET void tile_epilogue(const pq_conv *c, con
     __m512i compensation[VECTORS];
     __m512 scale[VECTORS], bias[VECTORS];
     for (int j = 0; j < VECTORS; j++) {
-        compensation[j] = _mm512_maskz_loadu_epi32(g->masks[j], c->compensation + o + 16 * j);
-        scale[j] = _mm512_maskz_loadu_ps(g->masks[j], c->scale + o + 16 * j);
-        bias[j] = _mm512_maskz_loadu_ps(g->masks[j], c->bias + o + 16 * j);
+        compensation[j] = _mm512_maskz_loadu_epi32(masks[j], c->compensation + o + 16 * j);
+        scale[j] = _mm512_maskz_loadu_ps(masks[j], c->scale + o + 16 * j);
+        bias[j] = _mm512_maskz_loadu_ps(masks[j], c->bias + o + 16 * j);
     }
     for (int p = 0; p < pixels; p++) {
         __m512i q[VECTORS];
@@ -60,12 +59,12 @@ static __attribute__((noinline)) TARGET void tile_epilogue(const pq_conv *c, con
                                        bias[j]);
             if (residual) {
                 const __m128i bytes =
-                    _mm_maskz_loadu_epi8(g->masks[j], residual + p * c->residual.pixel_stride + 16 * j);
+                    _mm_maskz_loadu_epi8(masks[j], residual + p * c->residual.pixel_stride + 16 * j);
                 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepu8_epi32(bytes), residual_zero)),
                                     residual_scale, v);
             }
             if (c->relu) v = _mm512_max_ps(v, _mm512_setzero_ps());
-            if (out_f32) _mm512_mask_storeu_ps(out_f32 + p * c->out_f32_stride + 16 * j, g->masks[j], v);
+            if (out_f32) _mm512_mask_storeu_ps(out_f32 + p * c->out_f32_stride + 16 * j, masks[j], v);
             // pq_saturate_u8: below −2³¹ (and only there) vcvtps2dq gives INT32_MIN, which saturates
             // to 0 like the scalar clamp at −1024.
             q[j] = _mm512_add_epi32(
@@ -77,7 +76,7 @@ static __attribute__((noinline)) TARGET void tile_epilogue(const pq_conv *c, con
             // never exceeds s16) interleave them by 128-bit lane; vpermd restores channel order.
             const __m512i bytes = _mm512_packus_epi16(_mm512_packus_epi32(q[0], q[1]), _mm512_packus_epi32(q[2], q[3]));
             const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-            _mm512_mask_storeu_epi8(out + p * c->output.pixel_stride, g->store_mask,
+            _mm512_mask_storeu_epi8(out + p * c->output.pixel_stride, store_mask,
                                     _mm512_permutexvar_epi32(order, bytes));
         }
     }
@@ -113,43 +112,4 @@ static inline __attribute__((always_inline)) TARGET void tile(const pq_conv *c, 
     }
     tile_epilogue(c, g, sums, o, y, x, pixels);
 }
-
-/// One output row y of the block at channel o: whole tiles, then one narrower tile.
-static TARGET void row(const pq_conv *c, const geometry *g, const uint8_t *origin, const int8_t *w, int o, int y) {
-    int x = 0;
-    for (; x + TILE <= c->out_width; x += TILE) tile(c, g, origin + x * g->pixel_step, w, o, y, x, TILE);
-    const uint8_t *rest = origin + x * g->pixel_step;
-    switch (c->out_width - x) {
-    case 5: tile(c, g, rest, w, o, y, x, 5); break;
-    case 4: tile(c, g, rest, w, o, y, x, 4); break;
-    case 3: tile(c, g, rest, w, o, y, x, 3); break;
-    case 2: tile(c, g, rest, w, o, y, x, 2); break;
-    case 1: tile(c, g, rest, w, o, y, x, 1); break;
-    default: break;
-    }
-}
-
-TARGET void pq_conv_run_avx512vnni(const pq_conv *c, pq_tensor in, int row_begin, int row_end, int block_begin,
-                                   int block_end) {
-    geometry g = {
-        .row_stride = pq_row_stride(in),
-        .pixel_stride = in.pixel_stride,
-        .pixel_step = (ptrdiff_t)c->stride * in.pixel_stride,
-        .groups = pq_round_up(c->cin, PQ_CHANNEL_GROUP) / PQ_CHANNEL_GROUP,
-    };
-    const size_t block_bytes = (size_t)(c->k * c->k * g.groups) * GROUP_BYTES;
-    // Block-major, so that a block's weights stay in L2 across the rows.
-    for (int b = block_begin; b < block_end && b * BLOCK < c->cout; b++) {
-        for (int j = 0; j < VECTORS; j++) {
-            const int n = c->cout - (b * BLOCK + 16 * j);
-            g.masks[j] = n >= 16 ? (__mmask16)0xFFFF : n > 0 ? (__mmask16)((1u << n) - 1) : 0;
-        }
-        const int n = c->cout - b * BLOCK;
-        g.store_mask = n >= BLOCK ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
-        const int8_t *w = (const int8_t *)c->packed + (size_t)b * block_bytes;
-        for (int y = row_begin; y < row_end; y++) {
-            const uint8_t *origin = in.data + (y * c->stride - c->pad) * g.row_stride - c->pad * g.pixel_stride;
-            row(c, &g, origin, w, b * BLOCK, y);
-        }
-    }
-}
+#endif

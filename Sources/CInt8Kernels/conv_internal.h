@@ -11,8 +11,28 @@
 // bit for bit; letting the compiler fuse a·b + c into an FMA in one kernel would break that.
 #pragma STDC FP_CONTRACT OFF
 
-/// Input channels of every packed layout are padded to this many (one vpdpbusd dword).
+/// Input channels of every packed layout are padded to this many (one vpdpbusd or sdot dword).
 #define PQ_CHANNEL_GROUP 4
+
+// Per-function target attributes, so that the package builds for the architecture's baseline
+// (x86-64, armv8-a) and picks a kernel at run time. Advanced SIMD is part of armv8-a itself. Clang
+// takes an AArch64 extension by name; GCC's arm_neon.h declares sdot and usdot for
+// "arch=armv8.2-a+…" (a bare "+dotprod" fails to inline them), which replaces the command line's
+// -march, so a GCC build of these files is for a baseline below armv8.2-a (the default).
+#if defined(__x86_64__)
+#define PQ_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define PQ_TARGET_AVXVNNI __attribute__((target("avx2,fma,avxvnni")))
+#define PQ_TARGET_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#elif defined(__aarch64__)
+#define PQ_TARGET_NEON
+#if defined(__clang__)
+#define PQ_TARGET_NEON_DOTPROD __attribute__((target("dotprod")))
+#define PQ_TARGET_NEON_I8MM __attribute__((target("i8mm")))
+#else
+#define PQ_TARGET_NEON_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
+#define PQ_TARGET_NEON_I8MM __attribute__((target("arch=armv8.2-a+i8mm")))
+#endif
+#endif
 
 static inline int pq_round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
 
@@ -53,5 +73,11 @@ void pq_conv_run_avxvnni(const pq_conv *conv, pq_tensor input, int row_begin, in
                          int block_end);
 void pq_conv_run_avx512vnni(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,
                             int block_end);
+void pq_conv_run_neon(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,
+                      int block_end);
+void pq_conv_run_neon_dotprod(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,
+                              int block_end);
+void pq_conv_run_neon_i8mm(const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin,
+                           int block_end);
 
 #endif

@@ -1,13 +1,14 @@
 // The convolution epilogue on 8 channels in a ymm register, shared by the AVX2 and AVX-VNNI
-// kernels (it needs AVX2 and FMA only); the operation order is conv_naive.c's epilogue.
+// kernels (it needs AVX2 and FMA only); the operation order is conv_naive.c's epilogue. Included
+// by a kernel's file after the macros of conv_tiled.h, whose TILE and geometry its tile_epilogue
+// takes. x86-64 only, like its kernels.
 #ifndef PERIPHERY_EPILOGUE_AVX2_H
 #define PERIPHERY_EPILOGUE_AVX2_H
 
-#include "conv_internal.h"
+#if defined(__x86_64__)
+#include "conv_tiled.h"
 
 #include <immintrin.h>
-
-#define PQ_TARGET_AVX2 __attribute__((target("avx2,fma")))
 
 /// The first n ≤ 8 bytes at p; a whole vector's 8 in one load, which the common n = 8 needs to be.
 static inline uint64_t pq_load_bytes8(const uint8_t *p, int n) {
@@ -60,4 +61,17 @@ static inline __attribute__((always_inline)) PQ_TARGET_AVX2 void pq_epilogue8(co
     if (c->out_f32) _mm256_maskstore_ps(c->out_f32 + pixel * (size_t)c->out_f32_stride + (size_t)o, mask, v);
 }
 
+/// Epilogue of the accumulators `sums[pixel][vector]` of a tile of 16 channels at o; out of line,
+/// so that the tile's instantiations stay small.
+static __attribute__((noinline)) PQ_TARGET_AVX2 void tile_epilogue(const pq_conv *c, const geometry *g,
+                                                                  const __m256i sums[TILE][2], int o, int y, int x,
+                                                                  int pixels) {
+    const int n = g->channels;
+    for (int p = 0; p < pixels; p++) {
+        pq_epilogue8(c, sums[p][0], o, n < 8 ? n : 8, y, x + p);
+        if (n > 8) pq_epilogue8(c, sums[p][1], o + 8, n - 8, y, x + p);
+    }
+}
+
+#endif
 #endif

@@ -5,9 +5,13 @@
 //   naive        int8  [cout/B][B][k][k][cin4]          (B = 16; one channel's taps contiguous)
 //   AVX-512 VNNI int8  [cout/B][k][k][G][B][4]          (B = 64: one group is 4 zmm of 16 dwords)
 //   AVX-VNNI     int8  [cout/B][k][k][G][B][4]          (B = 16: 2 ymm of 8 dwords; also the
-//                                                        AVX2 vpmaddubsw kernels')
+//                                                        AVX2 vpmaddubsw kernels' and the NEON
+//                                                        ones': 4 q registers of 4 channels)
 //   AVX2         int16 [cout/B][k][k][G][2][B][2]       (B = 16: per channel pair, 2 ymm of 8
 //                                                        s16 pairs for vpmaddwd)
+// NEON and NEON dotprod multiply signed activations (a − 128), so their weights are followed by
+// int32 [cout rounded up to B], 128 · Σ w[o] (zero for padding channels), which they add back to
+// each accumulator: Σ (a − 128)·w + 128·Σ w = Σ a·w.
 #include "conv_internal.h"
 
 int pq_weights_fit_maddubs(const int8_t *weights, size_t count) {
@@ -26,10 +30,19 @@ int pq_weights_fit_maddubs6(const int8_t *weights, size_t count) {
 
 int pq_output_block(pq_isa isa) { return isa == PQ_ISA_AVX512VNNI ? 64 : 16; }
 
-size_t pq_packed_size(pq_isa isa, int cout, int cin, int k) {
+/// Whether `isa`'s kernel multiplies signed activations and needs the correction table.
+static int has_correction(pq_isa isa) { return isa == PQ_ISA_NEON || isa == PQ_ISA_NEON_DOTPROD; }
+
+/// Bytes of the weights alone, where the correction table starts.
+static size_t weight_bytes(pq_isa isa, int cout, int cin, int k) {
     const size_t values = (size_t)pq_round_up(cout, pq_output_block(isa)) * (size_t)k * (size_t)k *
                           (size_t)pq_round_up(cin, PQ_CHANNEL_GROUP);
     return isa == PQ_ISA_AVX2 ? values * sizeof(int16_t) : values;
+}
+
+size_t pq_packed_size(pq_isa isa, int cout, int cin, int k) {
+    const size_t correction = has_correction(isa) ? (size_t)pq_round_up(cout, pq_output_block(isa)) * sizeof(int32_t) : 0;
+    return weight_bytes(isa, cout, cin, k) + correction;
 }
 
 /// Offset in values (int8, or int16 for AVX2) of weight (o, c, ky, kx) in `isa`'s layout.
@@ -44,6 +57,9 @@ static size_t packed_index(pq_isa isa, int o, int c, int ky, int kx, int cin4, i
     case PQ_ISA_AVXVNNI:
     case PQ_ISA_AVX2_MADDUBS:
     case PQ_ISA_AVX2_MADDUBS6:
+    case PQ_ISA_NEON:
+    case PQ_ISA_NEON_DOTPROD:
+    case PQ_ISA_NEON_I8MM:
         return (((b * taps + tap) * groups + g) * (size_t)block + ob) * PQ_CHANNEL_GROUP + lane;
     case PQ_ISA_AVX2:
         return ((((b * taps + tap) * groups + g) * 2 + lane / 2) * (size_t)block + ob) * 2 + lane % 2;
@@ -58,6 +74,7 @@ void pq_pack_weights(pq_isa isa, const int8_t *weights, int cout, int cin, int k
     memset(packed, 0, pq_packed_size(isa, cout, cin, k));
     int8_t *bytes = packed;
     int16_t *pairs = packed;
+    int32_t *correction = has_correction(isa) ? (int32_t *)(bytes + weight_bytes(isa, cout, cin, k)) : NULL;
     for (int o = 0; o < cout; o++) {
         int32_t sum = 0;
         for (int c = 0; c < cin; c++) {
@@ -75,5 +92,7 @@ void pq_pack_weights(pq_isa isa, const int8_t *weights, int cout, int cin, int k
             }
         }
         weight_sums[o] = sum;
+        // In uint32, which wraps like the kernel's vector adds instead of overflowing.
+        if (correction) correction[o] = (int32_t)(128u * (uint32_t)sum);
     }
 }

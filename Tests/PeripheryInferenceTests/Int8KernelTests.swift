@@ -15,6 +15,7 @@ import Testing
     /// A convolution path, with the /proc/cpuinfo flags its functions are compiled for.
     enum Path: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case naive, avx2, avx2Maddubs = "avx2-maddubs", avx2Maddubs6 = "avx2-maddubs6", avxVNNI = "avx-vnni", avx512VNNI = "avx512-vnni"
+        case neon, neonDotprod = "neon-dotprod", neonI8MM = "neon-i8mm"
 
         var isa: pq_isa {
             switch self {
@@ -24,6 +25,9 @@ import Testing
             case .avx2Maddubs6: PQ_ISA_AVX2_MADDUBS6
             case .avxVNNI: PQ_ISA_AVXVNNI
             case .avx512VNNI: PQ_ISA_AVX512VNNI
+            case .neon: PQ_ISA_NEON
+            case .neonDotprod: PQ_ISA_NEON_DOTPROD
+            case .neonI8MM: PQ_ISA_NEON_I8MM
             }
         }
 
@@ -33,6 +37,9 @@ import Testing
             case .avx2, .avx2Maddubs, .avx2Maddubs6: ["avx2", "fma"]
             case .avxVNNI: ["avx2", "fma", "avx_vnni"]
             case .avx512VNNI: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"]
+            case .neon: ["asimd"]
+            case .neonDotprod: ["asimd", "asimddp"]
+            case .neonI8MM: ["asimd", "i8mm"]
             }
         }
 
@@ -49,8 +56,8 @@ import Testing
         var testDescription: String { rawValue }
     }
 
-    /// The paths this CPU runs (a path whose instructions it lacks would die with SIGILL).
-    static let paths = Path.allCases.filter { $0.flags.allSatisfy(CPUFeatures.current.flags.contains) }
+    /// The paths this build has and this CPU runs (a path whose instructions it lacks would die with SIGILL).
+    static let paths = Path.allCases.filter { pq_isa_compiled($0.isa) != 0 && $0.flags.allSatisfy(CPUFeatures.current.flags.contains) }
     static let vectorPaths = paths.filter { $0 != .naive }
 
     // MARK: - Buffers
@@ -417,7 +424,9 @@ import Testing
             let block = path == .avx512VNNI ? 64 : 16
             #expect(path.block == block)
             let values = ((120 + block - 1) / block * block) * 9 * 196
-            #expect(pq_packed_size(path.isa, 120, 193, 3) == values * (path == .avx2 ? 2 : 1))
+            // The signed NEON paths' 128·Σw per channel of the padded blocks follows the weights.
+            let correction = [.neon, .neonDotprod].contains(path) ? 128 * 4 : 0
+            #expect(pq_packed_size(path.isa, 120, 193, 3) == values * (path == .avx2 ? 2 : 1) + correction)
         }
         let fixture = ConvFixture(ConvCase(cin: 5, cout: 20, k: 3, stride: 1, height: 2, width: 2))
         for path in Self.paths {

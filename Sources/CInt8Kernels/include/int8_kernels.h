@@ -19,7 +19,7 @@ extern "C" {
 
 /// Instruction sets of the convolution kernel, chosen from the CPU's features at load.
 typedef enum {
-    /// Any x86-64 CPU: plain C, the reference the others are tested against.
+    /// Any CPU: plain C, the reference the others are tested against.
     PQ_ISA_NAIVE = 0,
     /// AVX2: u8/s8 widened to s16 and multiplied with vpmaddwd (exact: no s16 saturation).
     PQ_ISA_AVX2 = 1,
@@ -34,7 +34,19 @@ typedef enum {
     /// AVX2 for 6-bit weights: as PQ_ISA_AVX2_MADDUBS, with two channel groups' vpmaddubsw
     /// products added in s16 before one vpmaddwd. Exact only when every weight lies in −32…31.
     PQ_ISA_AVX2_MADDUBS6 = 5,
+    /// ARMv8.0 Advanced SIMD: activations made signed (a − 128), s8 × s8 products with smull and
+    /// summed into s32 with sadalp, and the packed 128·Σw added back per output channel.
+    PQ_ISA_NEON = 6,
+    /// ARMv8.2 dot product (sdot), with activations made signed as in PQ_ISA_NEON.
+    PQ_ISA_NEON_DOTPROD = 7,
+    /// ARMv8.6 FEAT_I8MM: usdot multiplies u8 activations by s8 weights directly.
+    PQ_ISA_NEON_I8MM = 8,
 } pq_isa;
+
+/// Whether this build contains the kernel of `isa` (1) or not (0): the x86 kernels exist only in
+/// x86-64 builds, the NEON ones only in AArch64 builds, the naive one everywhere. A caller checks
+/// it before choosing `isa` (pq_conv_run aborts on a kernel that is not compiled in).
+int pq_isa_compiled(pq_isa isa);
 
 /// A view of an NHWC uint8 tensor (see the file comment).
 typedef struct {
@@ -59,7 +71,8 @@ int pq_weights_fit_maddubs6(const int8_t *weights, size_t count);
 int pq_output_block(pq_isa isa);
 
 /// Bytes of packed weights for a `[cout, cin, k, k]` convolution: channels are padded to a multiple
-/// of 4 (inputs) and of `pq_output_block(isa)` (outputs) with zero weights.
+/// of 4 (inputs) and of `pq_output_block(isa)` (outputs) with zero weights. PQ_ISA_NEON and
+/// PQ_ISA_NEON_DOTPROD also hold their per-channel int32 correction after the weights.
 size_t pq_packed_size(pq_isa isa, int cout, int cin, int k);
 
 /// Packs PyTorch-layout int8 weights `[cout][cin][k][k]` for `isa` into `packed`
@@ -107,6 +120,7 @@ typedef struct {
 
 /// Runs output rows `[row_begin, row_end)` of output-channel blocks `[block_begin, block_end)`
 /// (blocks of `pq_output_block(isa)` channels). Disjoint ranges may run on different threads.
+/// `isa` must be compiled in (`pq_isa_compiled`) and run on this CPU.
 void pq_conv_run(pq_isa isa, const pq_conv *conv, pq_tensor input, int row_begin, int row_end, int block_begin, int block_end);
 
 /// Planar float `[channels][height][width]` → NHWC uint8 `output` (channels ≤ output.channels;

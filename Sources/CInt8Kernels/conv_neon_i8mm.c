@@ -1,0 +1,44 @@
+// ARMv8.6 FEAT_I8MM convolution (usdot): u8 activations × s8 weights into s32 directly, so unlike
+// the other NEON kernels it needs no signed activations and no correction. Weights are the
+// AVX-VNNI layout [cout/16][k][k][cin4/4][16][4] int8 (pack.c): one 4-channel group of a 16-channel
+// block is 4 q registers of 4 output channels × 4 input bytes, and one usdot of a broadcast input
+// adds 4 output channels. A tile is TILE = 6 output pixels of one row × 16 channels: 24
+// accumulators, 4 weight vectors and the broadcast input of the 32 q registers.
+#if defined(__aarch64__)
+#define PQ_TILED_RUN pq_conv_run_neon_i8mm
+#define TARGET PQ_TARGET_NEON_I8MM
+#define BLOCK 16
+#define TILE 6
+#define GROUP_BYTES (BLOCK * PQ_CHANNEL_GROUP)
+#define WEIGHT int8_t
+#define SIGNED_ACTIVATIONS 0
+#include "epilogue_neon.h"
+
+static inline __attribute__((always_inline)) TARGET void tile(const pq_conv *c, const geometry *g,
+                                                             const uint8_t *origin, const int8_t *w, int o, int y,
+                                                             int x, int pixels) {
+    int32x4_t acc[TILE][4];
+    for (int p = 0; p < pixels; p++) {
+        for (int j = 0; j < 4; j++) acc[p][j] = vdupq_n_s32(0);
+    }
+    for (int ky = 0; ky < c->k; ky++) {
+        for (int kx = 0; kx < c->k; kx++) {
+            const uint8_t *tap = origin + ky * g->row_stride + kx * g->pixel_stride;
+            for (int i = 0; i < g->groups; i++, w += GROUP_BYTES) {
+                int8x16_t weights[4];
+                for (int j = 0; j < 4; j++) weights[j] = vld1q_s8(w + 16 * j);
+                for (int p = 0; p < pixels; p++) {
+                    const uint32x4_t bytes = vdupq_n_u32((uint32_t)pq_load32(tap + p * g->pixel_step + i * PQ_CHANNEL_GROUP));
+                    for (int j = 0; j < 4; j++) acc[p][j] = vusdotq_s32(acc[p][j], vreinterpretq_u8_u32(bytes), weights[j]);
+                }
+            }
+        }
+    }
+    // A copy, so that `acc` is only indexed by constants and stays in registers.
+    int32x4_t sums[TILE][4];
+    for (int p = 0; p < pixels; p++) {
+        for (int j = 0; j < 4; j++) sums[p][j] = acc[p][j];
+    }
+    tile_epilogue(c, g, sums, o, y, x, pixels);
+}
+#endif
