@@ -6,7 +6,13 @@ SWIFT ?= swift
 RELEASE := -c release -Xswiftc -enable-testing
 # Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
 DEB_PACKAGES := patchelf libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients libwebsockets-dev \
-	qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	$(ARM64_DEB_PACKAGES)
+# On x86-64, the NEON kernels are tested under emulation (test-int8-arm64): a cross compiler and qemu.
+# On an aarch64 machine they run natively in `swift test` (Int8KernelTests) instead.
+HOST_ARCH := $(shell uname -m)
+ifeq ($(HOST_ARCH),x86_64)
+ARM64_DEB_PACKAGES := qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+endif
 # Only for `make test-tools`: the browser the live page is tested in.
 TOOLS_DEB_PACKAGES := chromium
 
@@ -31,6 +37,9 @@ test: deps lint
 ARM64_CC ?= aarch64-linux-gnu-gcc
 QEMU_AARCH64 ?= qemu-aarch64-static
 test-int8-arm64: deps
+ifneq ($(HOST_ARCH),x86_64)
+	@echo "test-int8-arm64: on $(HOST_ARCH) the INT8 kernels this CPU runs are tested natively by Int8KernelTests"
+else
 	mkdir -p .build
 	$(ARM64_CC) -std=c11 -O2 -ffp-contract=off -Wall -Wextra -Werror -Wno-unknown-pragmas -static \
 		-ISources/CInt8Kernels/include Sources/CInt8Kernels/*.c Tests/CInt8KernelsTests/conv_neon_exact.c -lm \
@@ -38,6 +47,7 @@ test-int8-arm64: deps
 	$(QEMU_AARCH64) -cpu cortex-a53 .build/conv_neon_exact neon
 	$(QEMU_AARCH64) -cpu cortex-a76 .build/conv_neon_exact neon-dotprod
 	$(QEMU_AARCH64) -cpu max .build/conv_neon_exact neon-i8mm
+endif
 
 # The C API (docs/guides/c-api.md): `make install PREFIX=DIR` puts periphery.h, libperiphery.so, the
 # Swift runtime libraries it needs and periphery.pc under DIR. check-c-api builds the C test and the
