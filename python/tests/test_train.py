@@ -26,6 +26,7 @@ from periphery.train.losses import aux_loss, losses
 from periphery.train.model import Trainable, build_model
 from periphery.train.prepare import cache_path, is_native
 from periphery.train.projection import VOXEL_POINTS, contract_projection, feature_projection, lut_from_projection
+from periphery.train.provenance import score_calibration_entry
 from periphery.train.targets import ANCHORS, CELL_CENTRES, encode_targets, in_view, vehicle_to_grid
 from periphery.train.trainer import main
 
@@ -204,6 +205,12 @@ def test_overfits_two_frames_and_fine_tunes_from_its_export(periphery_cli: Path,
         if not k.endswith("num_batches_tracked"):
             assert torch.equal(v, trained[k].half().float()), k
 
+
+
+def test_score_calibration_names_its_datasets_not_their_paths(tmp: Path) -> None:
+    """`fitted_on` holds each calibration directory's own name, never the machine's path to it."""
+    entry = score_calibration_entry([0.5] * 4, 0.4, {}, [tmp / "val600n", Path("data/val240n/")], 0.9, 840)
+    assert json.loads(entry)["fitted_on"] == ["val600n", "val240n"]
 
 def prepared_layout(periphery_cli: Path, cli_has, tmp: Path, flag: str, keep) -> None:
     if not cli_has("prepare"):

@@ -53,9 +53,17 @@ def export_metadata(args, model: ref.Safety40, frames: int, iterations: int, ima
     }
 
 
-def score_calibration_entry(shifts: List[float], threshold_before: float, table: Dict[str, float], directories: List[Path],
-                      near_recall: float, frames: int) -> str:
-    """The ``score_calibration`` entry: the logit shifts and the frames they were fitted on."""
+def dataset_name(directory: Path) -> str:
+    """A dataset as the metadata names it: the directory's own name, not the machine's path to it.
+    `periphery synth` records no command of its own in what it writes (the seed and options of
+    independent frames appear nowhere), so the trainer cannot name the command that made a
+    directory; the shipped weights name theirs by hand (Weights/README.md)."""
+    return directory.resolve().name
+
+
+def score_calibration_entry(shifts: List[float], threshold_before: float, table: Dict[str, float],
+                            directories: List[Path], near_recall: float, frames: int) -> str:
+    """The ``score_calibration`` entry: the logit shifts and the datasets they were fitted on."""
     return json.dumps({
-        "logit_shift": shifts, "threshold_before": threshold_before, "fitted_on": [str(d) for d in directories],
+        "logit_shift": shifts, "threshold_before": threshold_before, "fitted_on": [dataset_name(d) for d in directories],
         "near_recall_target": near_recall, "frames": frames, "f1_by_threshold": table}, sort_keys=True)
