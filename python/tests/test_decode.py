@@ -1,4 +1,4 @@
-"""The trainer's decode (``periphery.train.trainer.decode``) against the library's
+"""The trainer's decode (``periphery.train.evaluation.decode``) against the library's
 (``DetectionDecoder`` through ``periphery decode``) on the same head tensors.
 
 The trainer scores its validation and calibrates its exported scores with its own decode, which its
@@ -37,7 +37,8 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from periphery.train import trainer as T
+from periphery.train.evaluation import PLAUSIBLE, decode
+from periphery.train.targets import ANCHORS, GRID_Z_OFFSET
 
 THRESHOLDS = (0.5, 0.3)
 NMS_RADIUS = 2.0  # the trainer's fixed radius
@@ -67,8 +68,8 @@ def head_tensors(seed: int = 2026) -> Dict[str, np.ndarray]:
     used = set()
 
     def strong(n: int, label: int, implausible: bool, offset=None) -> None:
-        a = T.ANCHORS[n]  # grid x, y, z_bottom, w, l, h, yaw
-        (l0, l1), (w0, w1), (h0, h1) = T.PLAUSIBLE[label]
+        a = ANCHORS[n]  # grid x, y, z_bottom, w, l, h, yaw
+        (l0, l1), (w0, w1), (h0, h1) = PLAUSIBLE[label]
         # Sizes 10 % of each range inside it, and length ≥ width (the filter needs ≥ 0.9 · width).
         l0, l1, w0, w1 = l0 + 0.1 * (l1 - l0), l1 - 0.1 * (l1 - l0), w0 + 0.1 * (w1 - w0), w1 - 0.1 * (w1 - w0)
         w = rng.uniform(w0, min(w1, l1))
@@ -80,7 +81,7 @@ def head_tensors(seed: int = 2026) -> Dict[str, np.ndarray]:
             length, h, base = (1.5 * l1, h, base) if kind == 0 else (length, 1.5 * h1, base) if kind == 1 else (length, h, 2.0)
         diag = math.hypot(a[3], a[4])
         dx, dy = offset if offset is not None else rng.uniform(-0.5, 0.5, 2)
-        z_centre = base + h / 2 - T.GRID_Z_OFFSET  # grid frame
+        z_centre = base + h / 2 - GRID_Z_OFFSET  # grid frame
         boxes[n, :7] = (dx / diag, dy / diag, (z_centre - (a[2] + a[5] / 2)) / a[5],
                         math.log(w / a[3]), math.log(length / a[4]), math.log(h / a[5]), rng.uniform(-math.pi, math.pi))
         best = rng.uniform(-1.2, 4.0)
@@ -151,7 +152,7 @@ def test_the_data_are_unambiguous_and_exercise_every_rule(periphery_cli: Path, h
 
 @pytest.mark.parametrize("threshold", THRESHOLDS)
 def test_trainer_decode_matches_the_library(periphery_cli: Path, head, threshold: float) -> None:
-    ours = T.decode(head["classes"], head["boxes"], head["directions"], threshold)
+    ours = decode(head["classes"], head["boxes"], head["directions"], threshold)
     theirs = library(periphery_cli, head["path"], threshold, NMS_RADIUS, True)
     assert len(ours) == len(theirs) > 5
     worst = {"score": 0.0, "metres": 0.0, "yaw": 0.0}

@@ -7,6 +7,7 @@ Runs on a few frames made here by `periphery synth --network-inputs` (the binary
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -17,7 +18,17 @@ import numpy as np
 import pytest
 import torch
 
-from periphery.train import trainer as T
+from periphery.train.augmentation import MIRROR_ANCHOR, Augmentation, augment, augment_frame, flip_sample, mirror_boxes, zoom_sample
+from periphery.train.batches import batch
+from periphery.train.data import load_frames
+from periphery.train.evaluation import decode, match
+from periphery.train.losses import aux_loss, losses
+from periphery.train.model import Trainable, build_model
+from periphery.train.prepare import cache_path, is_native
+from periphery.train.projection import VOXEL_POINTS, contract_projection, feature_projection, lut_from_projection
+from periphery.train.provenance import score_calibration_entry
+from periphery.train.targets import ANCHORS, CELL_CENTRES, encode_targets, in_view, vehicle_to_grid
+from periphery.train.trainer import main
 
 TORCHRUN = Path(sys.executable).parent / "torchrun"
 
@@ -47,7 +58,7 @@ def data(periphery_cli: Path, tmp: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def frames(data: Path):
-    return T.load_frames([data], 1.0, 2.0)
+    return load_frames([data], 1.0, 2.0)
 
 
 def test_targets_decode_back_to_the_labels(frames) -> None:
@@ -59,7 +70,7 @@ def test_targets_decode_back_to_the_labels(frames) -> None:
         classes[positive, frame.labels[positive]] = 10.0
         dirs = np.zeros((6720, 2))
         dirs[np.arange(6720), frame.dirs] = 5.0
-        result = T.match(T.decode(classes, frame.codes, dirs, 0.5), frame.boxes, 0.6)
+        result = match(decode(classes, frame.codes, dirs, 0.5), frame.boxes, 0.6)
         inside = [b for b in frame.boxes if 0 <= b["x"] <= 40 and -10 <= b["y"] <= 10]
         boxes += len(inside)
         assert result["fn"][0] == 0
@@ -71,12 +82,12 @@ def test_targets_decode_back_to_the_labels(frames) -> None:
 def test_every_vehicle_has_positives_and_no_anchor_is_shared(frames) -> None:
     for frame in frames.values():
         for box in frame.boxes:
-            g = T.vehicle_to_grid(box)
+            g = vehicle_to_grid(box)
             if not (-10 <= g[0] <= 10 and -0.5 <= g[1] <= 39):
                 continue
-            nearest = np.argmin(np.hypot(T.CELL_CENTRES[:, 0] - g[0], T.CELL_CENTRES[:, 1] - g[1]))
+            nearest = np.argmin(np.hypot(CELL_CENTRES[:, 0] - g[0], CELL_CENTRES[:, 1] - g[1]))
             anchors = frame.labels[nearest * 8 : nearest * 8 + 8]
-            if T.in_view(box):
+            if in_view(box):
                 assert (anchors >= 0).all()  # positive (its own or a nearer box's), never ignored
             else:
                 assert (anchors != 4).all()  # out of the network's view: never taught as background
@@ -86,8 +97,8 @@ def test_near_matching_restricts_both_sides() -> None:
     """`docs/guides/evaluation.md` "inside 10 m": a truth at 9.6 m whose prediction lies at 10.1 m is a near miss."""
     truth = [{"label": 0, "x": 9.6, "y": 0.0, "yaw": 0.0, "in_view": True}]
     dets = [(0.9, 0, 10.1, 0.0, 0.8, 4.5, 1.9, 1.5, 0.0)]
-    assert T.match(dets, truth, 0.6)["tp"] == [1]
-    near = T.match(dets, truth, 0.6, max_range=10.0)
+    assert match(dets, truth, 0.6)["tp"] == [1]
+    near = match(dets, truth, 0.6, max_range=10.0)
     assert (near["tp"], near["fp"], near["fn"]) == ([0], [0], [1])
 
 
@@ -98,9 +109,9 @@ def test_two_wheeler_weight_scales_only_two_wheeler_positives(frames) -> None:
     dirs = torch.from_numpy(frame.dirs.astype(np.int64))[None]
     torch.manual_seed(0)
     outputs = (torch.randn(1, 6720, 4), torch.randn(1, 6720, 9), torch.randn(1, 6720, 2))
-    base = T.losses(outputs, labels, codes, dirs, 2.0, 0.8)
-    same = T.losses(outputs, labels, codes, dirs, 2.0, 0.8, two_wheeler_weight=1.0)
-    heavy = T.losses(outputs, labels, codes, dirs, 2.0, 0.8, two_wheeler_weight=3.0)
+    base = losses(outputs, labels, codes, dirs, 2.0, 0.8)
+    same = losses(outputs, labels, codes, dirs, 2.0, 0.8, two_wheeler_weight=1.0)
+    heavy = losses(outputs, labels, codes, dirs, 2.0, 0.8, two_wheeler_weight=3.0)
     assert float(base["cls"]) == float(same["cls"])
     assert float(base["box"]) == float(heavy["box"])
     if (frame.labels == 2).any():
@@ -115,10 +126,10 @@ def test_near_box_weight_scales_only_near_positives() -> None:
              {"label": 0, "x": 30.0, "y": -2.0, "z": 0.8, "length": 4.5, "width": 1.9, "height": 1.6, "yaw": 0.0}]
 
     def box_loss(boxes, **kw):
-        labels, codes, dirs, _ = T.encode_targets(boxes, 1.0, 2.0)
+        labels, codes, dirs, _ = encode_targets(boxes, 1.0, 2.0)
         torch.manual_seed(1)
         outputs = (torch.randn(1, 6720, 4), torch.randn(1, 6720, 9), torch.randn(1, 6720, 2))
-        return T.losses(outputs, torch.from_numpy(labels)[None], torch.from_numpy(codes)[None],
+        return losses(outputs, torch.from_numpy(labels)[None], torch.from_numpy(codes)[None],
                         torch.from_numpy(dirs)[None], 2.0, 0.8, **kw)
 
     base = box_loss(truth)
@@ -134,9 +145,9 @@ def test_near_box_weight_scales_only_near_positives() -> None:
 def test_lut_camera_fits_the_lut(frames) -> None:
     """The camera fitted to a LUT sends each visible voxel to its LUT pixel within the LUT's rounding."""
     for frame in frames.values():
-        P = T.feature_projection(frame.lut_index, frame.lut_visibility)
+        P = feature_projection(frame.lut_index, frame.lut_visibility)
         vis = frame.lut_visibility > 0
-        h = np.concatenate([T.VOXEL_POINTS[vis], np.ones((int(vis.sum()), 1))], 1) @ P.T
+        h = np.concatenate([VOXEL_POINTS[vis], np.ones((int(vis.sum()), 1))], 1) @ P.T
         u, v = h[:, 0] / h[:, 2], h[:, 1] / h[:, 2]
         assert np.median(np.abs(u - (frame.lut_index[vis] % 128 + 0.5))) < 0.5
         assert np.median(np.abs(v - (frame.lut_index[vis] // 128 + 0.5))) < 0.5
@@ -148,9 +159,9 @@ def test_resume_is_exact(data: Path, tmp: Path) -> None:
     common = ["--data", str(data), "--batch", "2", "--warmup", "2", "--threads", "1", "--checkpoint-every", "1",
               "--log-every", "1"]
     a, b = tmp / "a", tmp / "b"
-    T.main(common + ["--out", str(a), "--iterations", "4"])
-    T.main(common + ["--out", str(b), "--iterations", "2"])
-    T.main(common + ["--out", str(b), "--iterations", "4", "--resume"])
+    main(common + ["--out", str(a), "--iterations", "4"])
+    main(common + ["--out", str(b), "--iterations", "2"])
+    main(common + ["--out", str(b), "--iterations", "4", "--resume"])
     ca = torch.load(a / "checkpoint.pt", weights_only=False)
     cb = torch.load(b / "checkpoint.pt", weights_only=False)
     assert ca["iteration"] == 4
@@ -167,10 +178,10 @@ def test_unknown_and_out_of_view_labels_are_never_positives() -> None:
     car = {"label": 0, "x": 12.0, "y": 1.0, "z": 0.8, "length": 4.5, "width": 1.9, "height": 1.6, "yaw": 0.2}
     for box in ({**car, "label": -1, "class": "unknown"}, {**car, "in_view": False},
                 {**car, "label": -1, "in_view": False}):
-        labels, _, _, positive = T.encode_targets([box], 0.8, 1.6)
+        labels, _, _, positive = encode_targets([box], 0.8, 1.6)
         assert not positive.any(), box
         assert int((labels == -1).sum()) > 0, box  # an ignored region, not background
-        assert T.match([(0.9, 0, 12.0, 1.0, 0.8, 4.5, 1.9, 1.6, 0.2)], [box], 0.6)["fp"] == [0]
+        assert match([(0.9, 0, 12.0, 1.0, 0.8, 4.5, 1.9, 1.6, 0.2)], [box], 0.6)["fp"] == [0]
 
 
 def test_overfits_two_frames_and_fine_tunes_from_its_export(periphery_cli: Path, tmp: Path) -> None:
@@ -180,20 +191,26 @@ def test_overfits_two_frames_and_fine_tunes_from_its_export(periphery_cli: Path,
     subprocess.run([str(periphery_cli), "synth", "--frames", "2", "--seed", "7", "--out", str(data), "--network-inputs"],
                    check=True, capture_output=True)
     weights = out / "w.safetensors"
-    T.main(["--data", str(data), "--out", str(out), "--iterations", "12", "--batch", "2", "--warmup", "3",
+    main(["--data", str(data), "--out", str(out), "--iterations", "12", "--batch", "2", "--warmup", "3",
             "--lr", "1e-3", "--no-photometric", "--threads", "2", "--log-every", "1", "--checkpoint-every", "12",
             "--export", str(weights)])
     entries = [json.loads(line) for line in (out / "train.log").read_text().splitlines()]
     totals = [sum(e[k] for k in ("cls", "box", "dir", "aux")) for e in entries if "cls" in e]
     assert len(totals) == 12
     assert totals[-1] < 0.5 * totals[0], totals
-    args = T.argparse.Namespace(seed=1, aux_weight=1.0, init_from=weights, verbose=False)
-    model, _ = T.build_model(args, torch.device("cpu"))
+    args = argparse.Namespace(seed=1, aux_weight=1.0, init_from=weights, verbose=False)
+    model, _ = build_model(args, torch.device("cpu"))
     trained = torch.load(out / "checkpoint.pt", weights_only=False)["model"]
     for k, v in model.state_dict().items():
         if not k.endswith("num_batches_tracked"):
             assert torch.equal(v, trained[k].half().float()), k
 
+
+
+def test_score_calibration_names_its_datasets_not_their_paths(tmp: Path) -> None:
+    """`fitted_on` holds each calibration directory's own name, never the machine's path to it."""
+    entry = score_calibration_entry([0.5] * 4, 0.4, {}, [tmp / "val600n", Path("data/val240n/")], 0.9, 840)
+    assert json.loads(entry)["fitted_on"] == ["val600n", "val240n"]
 
 def prepared_layout(periphery_cli: Path, cli_has, tmp: Path, flag: str, keep) -> None:
     if not cli_has("prepare"):
@@ -210,16 +227,16 @@ def prepared_layout(periphery_cli: Path, cli_has, tmp: Path, flag: str, keep) ->
         if keep(entry.name):
             (root / entry.name).symlink_to(entry)
     out = tmp / f"run{flag}"
-    T.main(["--data", str(root), "--out", str(out), "--iterations", "2", "--batch", "2", "--warmup", "1",
+    main(["--data", str(root), "--out", str(out), "--iterations", "2", "--batch", "2", "--warmup", "1",
             "--threads", "2", "--log-every", "1"])
-    cache = T.cache_path(root, T.argparse.Namespace(cache=None, out=out), None)
+    cache = cache_path(root, argparse.Namespace(cache=None, out=out), None)
     assert (cache / "complete").exists()
-    assert T.is_native(cache)
+    assert is_native(cache)
     assert len(list((cache / "network").glob("*.bin"))) > 0
     assert torch.load(out / "checkpoint.pt", weights_only=False)["iteration"] == 2
     # A second run reuses the cache (its marker is not rewritten).
     stamp = (cache / "complete").stat().st_mtime_ns
-    T.main(["--data", str(root), "--out", str(out), "--iterations", "3", "--batch", "2", "--warmup", "1",
+    main(["--data", str(root), "--out", str(out), "--iterations", "3", "--batch", "2", "--warmup", "1",
             "--threads", "2", "--log-every", "1", "--resume"])
     assert (cache / "complete").stat().st_mtime_ns == stamp
 
@@ -237,7 +254,7 @@ def test_trains_from_a_cityscapes3d_layout(periphery_cli: Path, cli_has, tmp: Pa
 # --- geometric augmentation --------------------------------------------------------------------
 def test_flip_twice_is_the_identity(frames) -> None:
     for frame in list(frames.values())[:3]:
-        once, twice = T.flip_sample(frame), T.flip_sample(T.flip_sample(frame))
+        once, twice = flip_sample(frame), flip_sample(flip_sample(frame))
         assert not np.array_equal(once.pixels, frame.pixels)
         assert np.array_equal(twice.pixels, frame.pixels)
         assert twice.letterbox == frame.letterbox
@@ -260,20 +277,20 @@ def test_flipped_sample_is_the_mirrored_world(frames) -> None:
     mirror_image = np.array([[-1.0, 0, 128], [0, 1, 0], [0, 0, 1]])
     mirror_world = np.diag([1.0, -1.0, 1.0, 1.0])
     for frame in list(frames.values())[:3]:
-        flipped = T.flip_sample(frame)
-        labels, codes, dirs, _ = T.encode_targets(T.mirror_boxes(frame.boxes), *frame.radii)
+        flipped = flip_sample(frame)
+        labels, codes, dirs, _ = encode_targets(mirror_boxes(frame.boxes), *frame.radii)
         assert np.array_equal(flipped.labels, labels)
         assert np.array_equal(flipped.codes, codes)
         assert np.array_equal(flipped.dirs, dirs)
-        m = T.MIRROR_ANCHOR
+        m = MIRROR_ANCHOR
         assert np.array_equal(flipped.labels, frame.labels[m])
         pos = (flipped.labels >= 0) & (flipped.labels < 4)
         np.testing.assert_allclose(flipped.codes[pos, 0], -frame.codes[m][pos, 0], atol=1e-6)
         np.testing.assert_allclose(flipped.codes[pos, 1:6], frame.codes[m][pos, 1:6], atol=1e-6)
-        ra = T.ANCHORS[pos, 6]
+        ra = ANCHORS[pos, 6]
         np.testing.assert_allclose(flipped.codes[pos, 6], -2 * np.pi - 2 * ra - frame.codes[m][pos, 6], atol=1e-5)
-        P = T.contract_projection(frame.lut_index, frame.lut_visibility)
-        index, vis = T.lut_from_projection(mirror_image @ P @ mirror_world)
+        P = contract_projection(frame.lut_index, frame.lut_visibility)
+        index, vis = lut_from_projection(mirror_image @ P @ mirror_world)
         same = (vis == flipped.lut_visibility) & ((vis == 0) | (index == flipped.lut_index))
         assert same.mean() > 0.99  # measured: 99.6-99.8 %
 
@@ -282,14 +299,14 @@ def test_zoom_keeps_image_and_lut_consistent(frames) -> None:
     """s = 1 leaves the pixels and (up to the fitted camera) the LUT unchanged; a zoom by s about a
     point moves each voxel's LUT pixel by the same similarity, u' = s·(u − cx/4) + cx/4."""
     for frame in list(frames.values())[:3]:
-        same = T.zoom_sample(frame, 1.0, 256.0, 128.0)
+        same = zoom_sample(frame, 1.0, 256.0, 128.0)
         assert same.letterbox == frame.letterbox
         assert np.array_equal(same.pixels, frame.pixels)
         agree = (same.lut_visibility == frame.lut_visibility) & (
             (frame.lut_visibility == 0) | (same.lut_index == frame.lut_index))
         assert agree.mean() > 0.99
         s, cx, cy = 1.1, 240.0, 120.0
-        zoomed = T.zoom_sample(frame, s, cx, cy)
+        zoomed = zoom_sample(frame, s, cx, cy)
         both = (zoomed.lut_visibility > 0) & (frame.lut_visibility > 0)
         u, v = frame.lut_index[both] % 128, frame.lut_index[both] // 128
         u2, v2 = zoomed.lut_index[both] % 128, zoomed.lut_index[both] // 128
@@ -302,8 +319,8 @@ def test_default_augmentation_draws_as_before(frames) -> None:
     """Flip and zoom off, photometric on: the samples and RNG stream of the old trainer."""
     frame = next(iter(frames.values()))
     a, b = np.random.default_rng(3), np.random.default_rng(3)
-    _, pixels = T.augment_frame(frame, T.Augmentation(), a)
-    assert np.array_equal(pixels, T.augment(frame.pixels, frame.letterbox, b))
+    _, pixels = augment_frame(frame, Augmentation(), a)
+    assert np.array_equal(pixels, augment(frame.pixels, frame.letterbox, b))
     assert a.bit_generator.state == b.bit_generator.state
 
 
@@ -343,18 +360,18 @@ def test_torchrun_ranks_take_disjoint_shards_and_match_one_process(data: Path, t
     # 1.3e-2 of the largest with 2 threads, what earlier `periphery.train.trainer.main(--threads 2)`
     # calls in this process leave set).
     torch.set_num_threads(1)
-    args = T.argparse.Namespace(seed=seed, aux_weight=1.0, init_from=None, verbose=False)
-    model, aux = T.build_model(args, torch.device("cpu"))
-    net = T.Trainable(model, aux)
+    args = argparse.Namespace(seed=seed, aux_weight=1.0, init_from=None, verbose=False)
+    model, aux = build_model(args, torch.device("cpu"))
+    net = Trainable(model, aux)
     params = list(model.named_parameters()) + [("aux." + n, p) for n, p in aux.named_parameters()]
-    frames = T.load_frames([data], 0.8, 1.6)  # the trainer's default radii
+    frames = load_frames([data], 0.8, 1.6)  # the trainer's default radii
     grads = []
     for rank in (0, 1):
         chunk = [frames[k] for k in names[rank]]
-        images, idx, vis, labels, codes, dirs, masks = T.batch(chunk, None, torch.device("cpu"))
+        images, idx, vis, labels, codes, dirs, masks = batch(chunk, None, torch.device("cpu"))
         outputs = net(images, idx, vis)
-        parts = T.losses(outputs[:3], labels, codes, dirs, 2.0, 0.8)
-        parts["aux"] = T.aux_loss(outputs[3], masks, 1.0)
+        parts = losses(outputs[:3], labels, codes, dirs, 2.0, 0.8)
+        parts["aux"] = aux_loss(outputs[3], masks, 1.0)
         net.zero_grad(set_to_none=True)
         sum(parts.values()).backward()
         grads.append({n: p.grad.detach().clone() for n, p in params})

@@ -93,17 +93,17 @@ def calibration_records(directory: Path, limit: Optional[int] = None) -> List[Pa
 
 def network_input(path: Path) -> np.ndarray:
     """One record → the normalised network input [1, 3, 256, 512] float32 (its LUT is ignored)."""
-    from periphery.train import trainer as ts  # the trainer's reader and normalisation are the reference
+    from periphery.train.data import RECORD_BYTES, normalise  # the trainer's reader and normalisation are the reference
 
     raw = path.read_bytes()
-    if len(raw) != ts.RECORD_BYTES:
-        raise ValueError(f"{path}: a network input record is {ts.RECORD_BYTES} bytes, this one is {len(raw)}")
+    if len(raw) != RECORD_BYTES:
+        raise ValueError(f"{path}: a network input record is {RECORD_BYTES} bytes, this one is {len(raw)}")
     letterbox = tuple(int(v) for v in np.frombuffer(raw[:16], dtype="<i4"))
     x, y, w, h = letterbox
     if not (0 <= x and 0 <= y and w > 0 and h > 0 and x + w <= 512 and y + h <= 256):
         raise ValueError(f"{path}: letterbox {letterbox} is not inside 512×256")
     pixels = np.frombuffer(raw[16 : 16 + 3 * 256 * 512], dtype=np.uint8).reshape(3, 256, 512)
-    return ts.normalise(pixels, letterbox)[None]
+    return normalise(pixels, letterbox)[None]
 
 
 def _reader(records: List[Path]):

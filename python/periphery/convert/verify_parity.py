@@ -62,11 +62,11 @@ def inputs(random: int, calibration: Path, lut: Tuple[np.ndarray, np.ndarray], f
         out.append(Input(f"random-{seed}", np.random.default_rng(seed).uniform(-2, 2, s40.IMAGE_SHAPE).astype(np.float32),
                          lut, calibration))
     if frames is not None:
-        from periphery.train import trainer as T
+        from periphery.train.data import load_frames, normalise
 
-        for frame in list(T.load_frames([frames], 1.0, 2.0).values())[:max_frames]:
+        for frame in list(load_frames([frames], 1.0, 2.0).values())[:max_frames]:
             stem = frame.name.split("/")[-1]
-            out.append(Input(f"frame {stem}", T.normalise(frame.pixels, frame.letterbox)[None],
+            out.append(Input(f"frame {stem}", normalise(frame.pixels, frame.letterbox)[None],
                              (frame.lut_index, frame.lut_visibility), frames / "calibration" / f"{stem}.json"))
     return out
 
@@ -129,9 +129,9 @@ def top_candidates(classes: np.ndarray, count: int = 10) -> set:
 
 def detections(out: Dict[str, np.ndarray], threshold: float = 0.5) -> List[Tuple[int, float, float]]:
     """(label, x, y) of the decoded detections (score threshold, plausibility, 2 m circular NMS)."""
-    from periphery.train import trainer as T
+    from periphery.train.evaluation import decode
 
-    return [(d[1], d[2], d[3]) for d in T.decode(out["classes"], out["boxes"], out["directions"], threshold)]
+    return [(d[1], d[2], d[3]) for d in decode(out["classes"], out["boxes"], out["directions"], threshold)]
 
 
 def same_detections(a: List[Tuple[int, float, float]], b: List[Tuple[int, float, float]]) -> bool:
