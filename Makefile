@@ -13,11 +13,13 @@ HOST_ARCH := $(shell uname -m)
 ifeq ($(HOST_ARCH),x86_64)
 ARM64_DEB_PACKAGES := qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 endif
+# Only for `make test-arm64`: the arm64 Debian root and binfmt_misc's registration of qemu.
+ARM64_ROOT_DEB_PACKAGES := mmdebstrap binfmt-support qemu-user-static
 # Only for `make test-tools`: the browser the live page is tested in.
 TOOLS_DEB_PACKAGES := chromium
 
 .PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint install check-c-api wheel test-python \
-	test-int8-arm64
+	test-int8-arm64 test-arm64
 
 test: deps lint
 	python3 tools/check_sources.py
@@ -48,6 +50,15 @@ else
 	$(QEMU_AARCH64) -cpu cortex-a76 .build/conv_neon_exact neon-dotprod
 	$(QEMU_AARCH64) -cpu max .build/conv_neon_exact neon-i8mm
 endif
+
+# The whole package on emulated aarch64 (docs/guides/arm64.md, tools/test_arm64.sh): a cached Debian 13
+# arm64 root with Debian's Swift 6.0.3, the build, selfcheck, detect and run against this machine's
+# CLI, the Swift tests of Core, Geometry and the INT8 kernels, the C API test and the aarch64 wheel.
+# Over an hour the first time, so not part of `make test` or CI: run it before ARM changes land.
+test-arm64:
+	$(MAKE) deps EXTRA_DEB_PACKAGES="$(ARM64_ROOT_DEB_PACKAGES)"
+	$(SWIFT) build $(RELEASE) --product periphery
+	bash tools/test_arm64.sh .build/release/periphery
 
 # The C API (docs/guides/c-api.md): `make install PREFIX=DIR` puts periphery.h, libperiphery.so, the
 # Swift runtime libraries it needs and periphery.pc under DIR. check-c-api builds the C test and the
