@@ -34,7 +34,16 @@ typedef enum {
     /// AVX2 for 6-bit weights: as PQ_ISA_AVX2_MADDUBS, with two channel groups' vpmaddubsw
     /// products added in s16 before one vpmaddwd. Exact only when every weight lies in −32…31.
     PQ_ISA_AVX2_MADDUBS6 = 5,
+    /// ARMv8.0 Advanced SIMD, any aarch64.
+    PQ_ISA_NEON = 6,
+    /// Advanced SIMD with the dot product (sdot).
+    PQ_ISA_NEON_DOTPROD = 7,
+    /// Advanced SIMD with the int8 matrix multiply (usdot).
+    PQ_ISA_NEON_I8MM = 8,
 } pq_isa;
+
+/// 1 when this build contains `isa`'s kernel, else 0.
+int pq_isa_compiled(pq_isa isa);
 
 /// A view of an NHWC uint8 tensor (see the file comment).
 typedef struct {
