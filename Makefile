@@ -73,7 +73,7 @@ check-c-api:
 	bash tools/check_c_api.sh .build/release .build/release/periphery
 
 # The Python package (python/README.md, docs/guides/python.md): the binding over the C API as a
-# wheel. `make wheel` writes dist/periphery-VERSION-py3-none-manylinux_*_x86_64.whl with libperiphery.so
+# wheel. `make wheel` writes dist/periphery-VERSION-py3-none-manylinux_*_ARCH.whl (ARCH: `uname -m`) with libperiphery.so
 # and the Swift runtime libraries it needs (tools/build_wheel.sh); `make test-python` installs it into a
 # fresh venv with nothing of the toolchain on any path and runs the binding's tests against the CLI
 # (tools/check_wheel.sh). Both build with the flags of `make test`, so that build is shared.

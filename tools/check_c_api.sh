@@ -25,8 +25,9 @@ if [ "$asan" = --asan ]; then
     # The sanitizer runtime of the toolchain that built the library.
     clang=$(dirname "$(command -v swift)")/clang
     "$clang" -std=c99 -Wall -Wextra -Werror -g -fsanitize=address -shared-libasan Tests/c/test_periphery.c $flags -Wl,-rpath,"$prefix/lib" -lm -o "$work/test_periphery"
-    runtime=$("$clang" -print-file-name=libclang_rt.asan-x86_64.so)
-    [ -f "$runtime" ] || runtime=$(dirname "$("$clang" -print-libgcc-file-name)")/libclang_rt.asan-x86_64.so
+    # Named for this machine's architecture (libclang_rt.asan-aarch64.so on ARM).
+    runtime=$("$clang" -print-file-name=libclang_rt.asan-"$(uname -m)".so)
+    [ -f "$runtime" ] || runtime=$(dirname "$("$clang" -print-libgcc-file-name)")/libclang_rt.asan-"$(uname -m)".so
     clean_env+=(LD_PRELOAD="$runtime" ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/Tests/lsan.supp SWIFT_BACKTRACE=enable=no)
 else
     cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/c/test_periphery.c $flags -Wl,-rpath,"$prefix/lib" -lm -o "$work/test_periphery"

@@ -187,7 +187,7 @@ expect_failure "expected one of auto, fp32, int8, bf16" "$bin" bench --frames 1 
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["preprocess"]; assert d["median_ms"] > 0 and d["frame"] == "320x200", d; print("bench --preprocess:", d)' "$out/bench.json"
 echo "INT8: quantize from a drive and a dataset, detect, precision errors"
 # --int8-kernel: the AVX2 kernel named by what ran (6-bit weights, the default: maddubs6; 8-bit: maddwd).
-expect_failure "expected one of auto, avx2, avxvnni, avx512vnni" "$bin" bench --frames 1 --precision int8 --int8-kernel sse4
+expect_failure "expected one of auto, avx2, avxvnni, avx512vnni, neon, neondotprod, neoni8mm" "$bin" bench --frames 1 --precision int8 --int8-kernel sse4
 expect_failure "expected 6, 7 or 8" "$bin" quantize --data Tests/cli/drive --frames 1 --weight-bits 4 --out "$out/never.safetensors"
 if grep -qw avx2 /proc/cpuinfo; then
     "$bin" quantize --data Tests/cli/drive --frames 3 --weight-bits 8 --out "$out/drive-int8-8bit.safetensors" 2> /dev/null

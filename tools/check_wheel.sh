@@ -15,7 +15,7 @@ cli=$(realpath "${1:?usage: tools/check_wheel.sh CLI [WHEEL_DIR]}")
 dist=${2:-dist}
 python=${PYTHON:-python3}
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' python/pyproject.toml)
-wheel=$(ls "$dist"/periphery-"$version"-*manylinux*_x86_64.whl)
+wheel=$(ls "$dist"/periphery-"$version"-*manylinux*_"$(uname -m)".whl)
 toolchain=$(dirname "$(dirname "$(command -v "${SWIFT:-swift}")")")
 source tools/swift_runtime.sh
 runtime=$(swift_runtime_dir "$cli")

@@ -12,6 +12,11 @@
 #define PQ_NO_CLONES 1
 #endif
 #endif
+// Clang 17 (Debian 13's swiftlang 6.0.3) crashes on the x86-64-v* clone names (an assertion in its
+// X86TargetParser), so that compiler builds the baseline copy only: the same bytes, more slowly.
+#if defined(__clang__) && __clang_major__ < 18
+#define PQ_NO_CLONES 1
+#endif
 #if defined(__x86_64__) && !defined(PQ_NO_CLONES)
 #define VECTORISED __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else

@@ -28,7 +28,8 @@ enum BenchCommand: Command {
           --precision P  auto (the file's own, default), fp32 or int8 (default weights then
                          Weights/safety40-synthetic-int8.safetensors)
           --int8-kernel K
-                         auto (the CPU's fastest, default), avx2, avxvnni or avx512vnni
+                         auto (the CPU's fastest, default); on x86 avx2, avxvnni or avx512vnni,
+                         on ARM neon, neondotprod or neoni8mm
           --preprocess C.json
                          also time the preprocessing of C.json's frame size and crop
           --help         show this help

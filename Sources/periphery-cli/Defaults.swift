@@ -51,12 +51,13 @@ enum Defaults {
     static let precisionHelp = """
           --precision P          auto (the weights file's own, default), fp32 or int8 (a file from
                                  `periphery quantize`; default weights Weights/safety40-synthetic-int8.safetensors)
-          --int8-kernel K        auto (the CPU's fastest, default), avx2, avxvnni or avx512vnni: the
-                                 instruction set of the INT8 convolutions (an error if the CPU lacks it)
+          --int8-kernel K        auto (the CPU's fastest, default); on x86 avx2, avxvnni or avx512vnni, on
+                                 ARM neon, neondotprod or neoni8mm: the instruction set of the INT8
+                                 convolutions (an error if the CPU lacks it)
         """
 
     /// The values `--int8-kernel` takes besides `auto`.
-    static let int8Kernels: [Int8ISA] = [.avx2, .avxVNNI, .avx512VNNI]
+    static let int8Kernels: [Int8ISA] = [.avx2, .avxVNNI, .avx512VNNI, .neon, .neonDotProd, .neonI8MM]
 
     /// Parses `--int8-kernel` (default `auto`: nil, the CPU's fastest).
     static func int8Kernel(_ arguments: Arguments) throws(CLIError) -> Int8ISA? {

@@ -37,8 +37,12 @@ enum InfoCommand: Command {
             (OpenBLAS itself: \(try BLASRuntime.threads()) now, 1 per call once a detector runs)
             """)
         let cpu = CPUFeatures.current
-        let interesting = ["sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_int8"]
-        print("cpu: \(cpu.vendor) [\(interesting.filter(cpu.flags.contains).joined(separator: " "))]")
+        let interesting = [
+            "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_int8",
+            "asimd", "asimddp", "i8mm", "bf16", "sve", "sve2",
+        ]
+        let identity = cpu.armCore.map { String(format: "implementer 0x%02x part 0x%03x", $0.implementer, $0.part) } ?? cpu.vendor
+        print("cpu: \(identity) [\(interesting.filter(cpu.flags.contains).joined(separator: " "))]")
         return 0
     }
 }

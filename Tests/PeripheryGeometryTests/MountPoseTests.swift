@@ -23,10 +23,11 @@ struct MountPoseTests {
     }
 
     /// R against `Rx(−roll)·Ry(pitch)·Rz(−yaw)` multiplied out naively.
-    @Test(arguments: [
-        (0.0, 0.0, 0.0), (-3.659, 0.0, 0.0), (4.0, 0.0, 0.0), (0.07 * 180 / .pi, -0.05 * 180 / .pi, 0.03 * 180 / .pi),
-        (-6.0, 12.0, 3.5), (1.5, -8.0, -5.0), (20.0, 20.0, -20.0),
-    ])
+    @Test(
+        arguments: [
+            (0.0, 0.0, 0.0), (-3.659, 0.0, 0.0), (4.0, 0.0, 0.0), (0.07 * 180 / .pi, -0.05 * 180 / .pi, 0.03 * 180 / .pi),
+            (-6.0, 12.0, 3.5), (1.5, -8.0, -5.0), (20.0, 20.0, -20.0),
+        ] as [(Double, Double, Double)])
     func rotationMatchesNaiveProduct(pitch: Double, roll: Double, yaw: Double) {
         let pose = MountPose(pitchDegrees: pitch, rollDegrees: roll, yawDegrees: yaw, height: 1.2, forwardOfOrigin: 1.65)
         let expected = Naive.rotation(pitch: rad(pitch), roll: rad(roll), yaw: rad(yaw))

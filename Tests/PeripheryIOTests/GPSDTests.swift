@@ -110,7 +110,7 @@ import Testing
         #expect {
             try GPSDReport.parse(line)
         } throws: { error in
-            guard case GPSDError.malformedJSON(let offset, let reason) = error else { return false }
+            guard case .malformedJSON(let offset, let reason) = error as? GPSDError else { return false }
             return (0...line.utf8.count).contains(offset) && !reason.isEmpty
         }
     }

@@ -11,7 +11,7 @@ struct VideoBadInputTests {
         #expect {
             _ = try VideoFrameSource(path: path)
         } throws: { error in
-            guard case VideoError.unreadable(let named, let message) = error else { return false }
+            guard case .unreadable(let named, let message) = error as? VideoError else { return false }
             return named == path && message.contains(reason) && "\(error)".hasPrefix(path)
         }
     }
@@ -76,7 +76,7 @@ struct VideoBadInputTests {
         #expect {
             while try source.next() != nil { delivered += 1 }
         } throws: { error in
-            guard case VideoError.incomplete(let named, let frames, _) = error else { return false }
+            guard case .incomplete(let named, let frames, _) = error as? VideoError else { return false }
             return named == path && frames == delivered
         }
         #expect(delivered > 5 && delivered < 40, "\(delivered) frames before the cut")

@@ -59,6 +59,8 @@ import Testing
     /// The paths this build has and this CPU runs (a path whose instructions it lacks would die with SIGILL).
     static let paths = Path.allCases.filter { pq_isa_compiled($0.isa) != 0 && $0.flags.allSatisfy(CPUFeatures.current.flags.contains) }
     static let vectorPaths = paths.filter { $0 != .naive }
+    /// The paths that take full-range 8-bit weights.
+    static let wideWeightPaths = paths.filter { $0.weightBits == 8 }
 
     // MARK: - Buffers
 
@@ -470,7 +472,7 @@ import Testing
 
     /// The largest reduction of the network (cin·k·k = 512·9 = 4608) with every input 255 and every
     /// weight −128 or 127: ±1.5·10⁸, exact, also through the AVX2 path's s16 pairs.
-    @Test(arguments: paths.filter { $0.weightBits == 8 })
+    @Test(arguments: wideWeightPaths)
     func extremeAccumulatorsAreExact(_ path: Path) {
         var spec = ConvCase(cin: 512, cout: 70, k: 3, stride: 1, height: 3, width: 5)
         (spec.inputZero, spec.relu, spec.f32) = (255, false, true)
@@ -515,7 +517,7 @@ import Testing
 
     /// Random 6- and 7-bit weights: every vector path's accumulators and outputs equal the naive
     /// path's on the network's kinds of layer.
-    @Test(arguments: paths.filter { $0 != .naive }, [6, 7])
+    @Test(arguments: vectorPaths, [6, 7])
     func narrowWeightsMatchTheNaivePath(_ path: Path, _ bits: Int) {
         for var spec in Self.convolutionCases.prefix(10) where bits <= path.weightBits {
             spec.weightBits = bits

@@ -156,7 +156,7 @@ import Testing
         }
     }
 
-    /// A kernel the CPU lacks is a typed error naming the missing flags; `nil` takes the best.
+    /// A kernel the CPU lacks is a typed error naming the missing features; `nil` takes the best.
     @Test func anInt8KernelTheCPULacksIsRefused() throws {
         let int8 = try Safety40Weights(file: SafetensorsFile(data: Self.int8File()))
         let zen3 = CPUFeatures(vendor: "AuthenticAMD", flags: ["avx", "avx2", "fma"])
@@ -165,6 +165,20 @@ import Testing
         }
         #expect(throws: DetectorSetupError.int8KernelUnsupported(.avx512VNNI, missing: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"])) {
             try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .avx512VNNI, cpu: zen3)
+        }
+        // The same error on ARM, and for an ARM path asked of an x86 CPU.
+        let raspberryPi5 = CPUFeatures(cpuinfo: CPUFeaturesTests.raspberryPi5)
+        #expect(throws: DetectorSetupError.int8KernelUnsupported(.neonI8MM, missing: ["i8mm"])) {
+            try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .neonI8MM, cpu: raspberryPi5)
+        }
+        #expect(throws: DetectorSetupError.int8KernelUnsupported(.neon, missing: ["asimd"])) {
+            try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .neon, cpu: zen3)
+        }
+        // A path the CPU has but this build lacks (the other architecture's, here).
+        if let absent = Int8ISA.allCases.first(where: { !$0.isCompiled }) {
+            #expect(throws: DetectorSetupError.int8KernelNotBuilt(absent)) {
+                try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: absent, cpu: CPUFeatures(vendor: "", flags: Set(absent.requiredFlags)))
+            }
         }
         #expect(try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: nil, cpu: zen3).kernel.description == "avx2-maddubs6")
         #expect(try Detector(weights: int8, threads: 1, precision: .auto, int8Kernel: .avx2, cpu: zen3).kernel.description == "avx2-maddubs6")

@@ -48,6 +48,24 @@ import Testing
         }
     }
 
+    /// The library is looked for in the multiarch directory of the architecture this test was
+    /// compiled for.
+    @Test func looksInThisMachinesMultiarchDirectory() {
+        #if arch(arm64)
+        #expect(OpenBLAS.multiarchTriplet == "aarch64-linux-gnu")
+        #elseif arch(x86_64)
+        #expect(OpenBLAS.multiarchTriplet == "x86_64-linux-gnu")
+        #endif
+        #expect(OpenBLAS.candidates.last == "/usr/lib/\(OpenBLAS.multiarchTriplet)/libopenblas.so.0")
+    }
+
+    /// ARM core names are not ranked against x86 kernel families: no warning, whatever this CPU is.
+    @Test(arguments: ["ARMV8", "NEOVERSEN1", "cortexa53"])
+    func armCoreTypesNeverWarn(_ core: String) {
+        let info = BLASInfo(coreName: core, requestedCore: core, source: .environment, config: "", libraryPath: "", selfTestError: 0)
+        #expect(info.slowerKernelWarning == nil)
+    }
+
     @Test func sgemmMatchesNaiveProductOnOddShapes() throws {
         let blas = try OpenBLAS.load()
         var rng = SeededRandom(seed: 77)

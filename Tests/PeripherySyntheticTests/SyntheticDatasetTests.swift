@@ -94,8 +94,8 @@ import Testing
         try #require(p2.count == 12 && velo.count == 12)
         let calibration = CameraCalibration(setup)
         for point in [SIMD3(12.0, 1.5, 0.2), SIMD3(35.0, -6.0, 1.4), SIMD3(6.0, 3.0, 0.0)] {
-            let c = (0..<3).map { r in velo[4 * r] * point.x + velo[4 * r + 1] * point.y + velo[4 * r + 2] * point.z + velo[4 * r + 3] }
-            let h = (0..<3).map { r in p2[4 * r] * c[0] + p2[4 * r + 1] * c[1] + p2[4 * r + 2] * c[2] + p2[4 * r + 3] }
+            let c = (0..<3).map { (r: Int) -> Double in velo[4 * r] * point.x + velo[4 * r + 1] * point.y + velo[4 * r + 2] * point.z + velo[4 * r + 3] }
+            let h = (0..<3).map { (r: Int) -> Double in p2[4 * r] * c[0] + p2[4 * r + 1] * c[1] + p2[4 * r + 2] * c[2] + p2[4 * r + 3] }
             let expected = try #require(calibration.sourcePoint(point))
             #expect(abs(h[0] / h[2] - expected.x) < 1e-6 && abs(h[1] / h[2] - expected.y) < 1e-6)
         }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes.util
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -268,7 +269,7 @@ def test_the_library_refuses_another_api_version(monkeypatch):
     assert "version 1" in str(error) and isinstance(error, ImportError)
     libz = ctypes.util.find_library("z")
     if libz:
-        raises(periphery.LibraryError, "not libperiphery.so", _library._open, Path("/lib/x86_64-linux-gnu") / libz)
+        raises(periphery.LibraryError, "not libperiphery.so", _library._open, Path("/lib", f"{platform.machine()}-linux-gnu", libz))
 
 
 def test_a_missing_library_is_a_clear_error(tmp_path):

@@ -27,9 +27,10 @@ package struct BLASInfo: Sendable, Hashable {
     package let selfTestError: Double
 
     /// A warning when the user's `OPENBLAS_CORETYPE` selects an older kernel family than this
-    /// CPU runs (e.g. `Haswell` on an AVX-512 CPU, docs/results/benchmarks.md).
+    /// CPU runs (e.g. `Haswell` on an AVX-512 CPU, docs/results/benchmarks.md). Never for an ARM
+    /// core name: OpenBLAS's ARM core types are not ranked (docs/guides/arm64.md).
     package var slowerKernelWarning: String? {
-        // Kernel families by the widest instructions they use.
+        // x86 kernel families by the widest instructions they use; ARM names are not ranked.
         let rank = ["prescott": 0, "nehalem": 1, "sandybridge": 2, "haswell": 3, "zen": 3, "skylakex": 4, "cooperlake": 4, "sapphirerapids": 4]
         guard source == .environment, let requested = requestedCore, let best = CPUFeatures.current.openBLASCoreType,
             let have = rank[requested.lowercased()], let could = rank[best.lowercased()], have < could
@@ -79,11 +80,18 @@ package final class OpenBLAS: Sendable {
     /// What was loaded and how it tested.
     let info: BLASInfo
 
-    /// Library names tried in order.
-    static let candidates = [
-        "libopenblas.so.0", "libopenblas.so", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0",
-        "/usr/lib/aarch64-linux-gnu/libopenblas.so.0",
-    ]
+    /// Library names tried in order: by soname through the loader's search path, then in
+    /// Debian's multiarch directory of this machine, for a loader cache that lacks it.
+    static let candidates = ["libopenblas.so.0", "libopenblas.so", "/usr/lib/\(multiarchTriplet)/libopenblas.so.0"]
+
+    /// The GNU triplet that names Debian's multiarch directory: `uname -m` and `-linux-gnu`
+    /// (`x86_64-linux-gnu`, `aarch64-linux-gnu`).
+    static var multiarchTriplet: String {
+        var name = utsname()
+        uname(&name)
+        let machine = withUnsafeBytes(of: name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return machine + "-linux-gnu"
+    }
 
     /// The loaded library, or why it could not be loaded. Loaded once, thread-safely.
     package static let shared: Result<OpenBLAS, BLASError> = Result { () throws(BLASError) in try OpenBLAS() }

@@ -39,8 +39,11 @@ public enum DetectorSetupError: Error, Equatable, CustomStringConvertible {
     case blas(BLASError)
     /// The weights file or the CPU cannot run the precision asked for.
     case precision(PrecisionError)
-    /// The INT8 kernel asked for needs CPU flags (/proc/cpuinfo names) this CPU lacks.
+    /// The INT8 kernel asked for needs CPU features (/proc/cpuinfo names) this CPU lacks.
     case int8KernelUnsupported(Int8ISA, missing: [String])
+    /// The INT8 kernel asked for is not in this build (its C file is compiled only where the
+    /// compiler can target its instructions).
+    case int8KernelNotBuilt(Int8ISA)
 
     public var description: String {
         switch self {
@@ -48,6 +51,7 @@ public enum DetectorSetupError: Error, Equatable, CustomStringConvertible {
         case .precision(let error): "\(error)"
         case .int8KernelUnsupported(let isa, let missing):
             "--int8-kernel \(isa.optionName): this CPU lacks \(missing.joined(separator: ", ")); use auto or a kernel it has"
+        case .int8KernelNotBuilt(let isa): "--int8-kernel \(isa.optionName): this build has no such kernel; use auto"
         }
     }
 }
@@ -78,10 +82,11 @@ public final class Detector {
     ///   - threads: worker threads per layer; defaults to all cores.
     ///   - precision: the arithmetic to run; `.auto` (the default) runs the file's own precision.
     ///   - int8Kernel: the instruction set of the INT8 convolutions; `nil` (the default, "auto")
-    ///     takes the CPU's fastest. Forcing `.avx2` measures the AVX2 path on a CPU with VNNI.
+    ///     takes the CPU's fastest. Forcing `.avx2` measures the AVX2 path on a CPU with VNNI,
+    ///     `.neon` the NEON path on one with the dot product.
     ///     Ignored for FP32 weights.
     /// - Throws: `DetectorSetupError` if OpenBLAS cannot be loaded or fails its self-test, if the
-    ///   file or the CPU cannot run `precision`, or if the CPU lacks `int8Kernel`.
+    ///   file or the CPU cannot run `precision`, or if the CPU or this build lacks `int8Kernel`.
     public convenience init(
         weights: Safety40Weights, threads: Int? = nil, precision: InferencePrecision = .auto, int8Kernel: Int8ISA? = nil
     ) throws(DetectorSetupError) {
@@ -94,6 +99,7 @@ public final class Detector {
         if let requested, weights.int8 != nil {
             let missing = requested.requiredFlags.filter { !cpu.flags.contains($0) }
             guard missing.isEmpty else { throw .int8KernelUnsupported(requested, missing: missing) }
+            guard requested.isCompiled else { throw .int8KernelNotBuilt(requested) }
             int8Kernel = requested
         }
         let library: OpenBLAS

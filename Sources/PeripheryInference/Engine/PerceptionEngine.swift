@@ -110,7 +110,7 @@ public final class PerceptionEngine {
     /// fastest; `Detector.init`).
     ///
     /// - Throws: `DetectorSetupError` if OpenBLAS cannot be loaded, the weights or the CPU
-    ///   cannot run `precision` (`.auto`: the file's own), or the CPU lacks `int8Kernel`.
+    ///   cannot run `precision` (`.auto`: the file's own), or the CPU or this build lacks `int8Kernel`.
     public init(
         weights: Safety40Weights, threads: Int? = nil,
         settings: DecodeSettings = DecodeSettings(rejectImplausible: true),

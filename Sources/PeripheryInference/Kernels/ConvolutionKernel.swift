@@ -1,10 +1,10 @@
 /// The kernels a `Detector`'s convolutions run on. The description is the name the CLI prints and
 /// `bench --json` writes: `openblas-` and the core for FP32 (`openblas-Haswell`), the instruction
-/// set for INT8 (`avx512-vnni`), and on AVX2 which of its kernels ran (`avx2-maddubs6`).
+/// set for INT8 (`avx512-vnni`, `neon-dotprod`), and on AVX2 which of its kernels ran (`avx2-maddubs6`).
 public enum ConvolutionKernel: Sendable, Hashable, CustomStringConvertible {
     /// FP32: OpenBLAS's sgemm on the kernels of this core, as OpenBLAS names it (`Haswell`, `SkylakeX`, `Zen`).
     case openBLAS(core: String)
-    /// INT8: the package's kernels on this instruction set (AVX-VNNI, AVX-512 VNNI, naive).
+    /// INT8: the package's kernels on this instruction set (AVX-VNNI, AVX-512 VNNI, NEON, naive).
     case int8(Int8ISA)
     /// INT8 on AVX2, with how many convolutions run each kernel: `maddubs6` (6-bit weights, two
     /// vpmaddubsw products per vpmaddwd), `maddubs` (7-bit, one) and `maddwd` (wider weights,

@@ -12,6 +12,12 @@ public enum Int8ISA: String, Sendable, CaseIterable {
     case avxVNNI = "avx-vnni"
     /// vpdpbusd on 512-bit registers.
     case avx512VNNI = "avx512-vnni"
+    /// ARMv8.0 Advanced SIMD, which every aarch64 CPU has.
+    case neon
+    /// Advanced SIMD with the dot product instructions (sdot, ARMv8.2's optional DotProd).
+    case neonDotProd = "neon-dotprod"
+    /// Advanced SIMD with the int8 matrix multiply instructions (usdot, ARMv8.6's I8MM).
+    case neonI8MM = "neon-i8mm"
 
     var kernel: pq_isa {
         switch self {
@@ -19,23 +25,34 @@ public enum Int8ISA: String, Sendable, CaseIterable {
         case .avx2: PQ_ISA_AVX2
         case .avxVNNI: PQ_ISA_AVXVNNI
         case .avx512VNNI: PQ_ISA_AVX512VNNI
+        case .neon: PQ_ISA_NEON
+        case .neonDotProd: PQ_ISA_NEON_DOTPROD
+        case .neonI8MM: PQ_ISA_NEON_I8MM
         }
     }
 
-    /// The /proc/cpuinfo flags this path needs.
+    /// The CPU features this path needs, as Linux's /proc/cpuinfo names them: x86's `flags`,
+    /// aarch64's `Features`.
     public var requiredFlags: [String] {
         switch self {
         case .naive: []
         case .avx2: ["avx2", "fma"]
         case .avxVNNI: ["avx2", "fma", "avx_vnni"]
         case .avx512VNNI: ["avx512f", "avx512bw", "avx512vl", "avx512_vnni"]
+        case .neon: ["asimd"]
+        case .neonDotProd: ["asimd", "asimddp"]
+        case .neonI8MM: ["asimd", "i8mm"]
         }
     }
 
-    /// Whether a CPU with `features` can run this path.
-    func runs(on features: CPUFeatures) -> Bool { requiredFlags.allSatisfy(features.flags.contains) }
+    /// Whether this build contains the path's kernel: each ISA's C file is compiled only for its
+    /// own architecture.
+    var isCompiled: Bool { pq_isa_compiled(kernel) != 0 }
 
-    /// The name `--int8-kernel` takes: the raw value without its hyphen (`avxvnni`, `avx512vnni`).
+    /// Whether a CPU with `features` can run this path in this build.
+    func runs(on features: CPUFeatures) -> Bool { isCompiled && requiredFlags.allSatisfy(features.flags.contains) }
+
+    /// The name `--int8-kernel` takes: the raw value without its hyphen (`avxvnni`, `neondotprod`).
     public var optionName: String { rawValue.replacingOccurrences(of: "-", with: "") }
 
     /// The path named `name`, as `--int8-kernel` or the raw value spells it (`avxvnni`, `avx-vnni`).
@@ -44,12 +61,16 @@ public enum Int8ISA: String, Sendable, CaseIterable {
         self = isa
     }
 
-    /// The fastest path for `features`; `nil` without AVX2 (the naive path is for tests only).
-    static func best(for features: CPUFeatures) -> Int8ISA? {
-        [.avx512VNNI, .avxVNNI, .avx2].first { $0.runs(on: features) }
+    /// The fastest path for `features` among those `compiled` (this build's, by default); `nil`
+    /// without AVX2 on x86 (the naive path is for tests only). x86 and ARM feature names are
+    /// disjoint, so one order serves both.
+    static func best(for features: CPUFeatures, compiled: (Int8ISA) -> Bool = \.isCompiled) -> Int8ISA? {
+        [.avx512VNNI, .avxVNNI, .avx2, .neonI8MM, .neonDotProd, .neon].first {
+            compiled($0) && $0.requiredFlags.allSatisfy(features.flags.contains)
+        }
     }
 
-    /// The instruction set the INT8 convolutions run on here, or `nil` on a CPU without AVX2,
+    /// The instruction set the INT8 convolutions run on here, or `nil` on an x86 CPU without AVX2,
     /// which cannot run INT8.
     public static var best: Int8ISA? { best(for: .current) }
 }

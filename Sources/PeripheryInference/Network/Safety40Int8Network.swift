@@ -125,7 +125,8 @@ final class Safety40Int8Network: LayerProfiling {
         steps = (graph.halves.backbone.compactMap(step), graph.halves.head.compactMap(step))
     }
 
-    /// The kernel that names this network's convolutions; on AVX2, how many run each of its kernels.
+    /// The kernel that names this network's convolutions: the instruction set (`avx512-vnni`,
+    /// `neon-i8mm`), or on AVX2 how many run each of its kernels.
     var convolutionKernel: ConvolutionKernel {
         guard isa == .avx2 else { return .int8(isa) }
         let kernels = (steps.backbone + steps.head).compactMap { step -> pq_isa? in

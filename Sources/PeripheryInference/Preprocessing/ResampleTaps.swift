@@ -76,8 +76,8 @@ struct ResampleTaps {
                 let w = sum != 0 ? real[k] / sum : real[k]
                 fixed[k] = Int32(w < 0 ? -0.5 + w * one : 0.5 + w * one)
             }
-            let lead = fixed.firstIndex { $0 != 0 } ?? 0
-            let last = fixed.lastIndex { $0 != 0 } ?? (n - 1)
+            let lead: Int = fixed.firstIndex { $0 != 0 } ?? 0
+            let last: Int = fixed.lastIndex { $0 != 0 } ?? (n - 1)
             first[i] = low + lead
             count[i] = max(0, last - lead + 1)
             for k in 0..<count[i] { weights[i * stride + k] = fixed[lead + k] }
