@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryIO
+import PeripheryInference
 import PeripheryRendering
 
 /// The camera with its overlay beside the 2.5D bird's-eye view, per processed frame: as numbered
