@@ -35,7 +35,7 @@ struct BoundaryFailure: Error {
             switch input {
             case .needsCalibration, .calibration: self.init(status: PERIPHERY_ERROR_CALIBRATION, message: "\(error)")
             case .optionMismatch, .invalidOption: self.init(status: PERIPHERY_ERROR_INVALID_ARGUMENT, message: "\(error)")
-            case .notFound, .noFrames, .sizeMismatch, .autoPitch: self.init(status: PERIPHERY_ERROR_SOURCE, message: "\(error)")
+            case .notFound, .unreadable, .noFrames, .sizeMismatch, .autoPitch: self.init(status: PERIPHERY_ERROR_SOURCE, message: "\(error)")
             }
         case is DriveError, is VideoError, is ImageError, is RawFrameError:
             self.init(status: PERIPHERY_ERROR_SOURCE, message: "\(error)")

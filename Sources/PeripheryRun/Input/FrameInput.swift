@@ -100,14 +100,12 @@ public struct FrameInput: Sendable {
     public let options: Options
     /// The path or URL to open.
     let location: String
-    /// Raw frames' size.
-    let rawSize: PixelSize?
 
     /// Classifies `input` (a drive directory, a video file, `/dev/videoN` or a stream URL) and finds
     /// its calibration. Reads directory listings and the calibration file, no frame.
     ///
-    /// - Throws: `FrameInputError`: `.notFound`, `.noFrames`, `.optionMismatch`, `.invalidOption`,
-    ///   `.calibration`, `.needsCalibration`.
+    /// - Throws: `FrameInputError`: `.notFound`, `.unreadable`, `.noFrames`, `.optionMismatch`,
+    ///   `.invalidOption`, `.calibration`, `.needsCalibration`.
     public init(_ input: String, options: Options = Options()) throws(FrameInputError) {
         let kind: Kind
         var files: [String] = [], folder: String?
@@ -129,9 +127,15 @@ public struct FrameInput: Sendable {
         let name = kind == .stream ? LiveSourceKind.redacted(input) : input
         try Self.check(options, for: kind, name: name)
         if kind == .drive {
-            do { files = try DriveDirectory.framePictures(in: input) } catch { throw .noFrames(path: input) }
+            do {
+                files = try DriveDirectory.framePictures(in: input)
+            } catch .noFrames {
+                throw .noFrames(path: input)
+            } catch {
+                throw .unreadable(path: input, reason: "not a readable directory")
+            }
         }
-        try self.init(name: name, location: input, kind: kind, folder: folder, files: files, rawSize: nil, options: options)
+        try self.init(name: name, location: input, kind: kind, folder: folder, files: files, options: options)
     }
 
     /// Raw rgb24 frames of `size` on standard input, at `options.fps` frames a second.
@@ -141,18 +145,16 @@ public struct FrameInput: Sendable {
     public init(standardInput size: PixelSize, options: Options = Options()) throws(FrameInputError) {
         let name = "standard input"
         try Self.check(options, for: .raw, name: name)
-        try self.init(name: name, location: name, kind: .raw, folder: nil, files: [], rawSize: size, options: options)
+        try self.init(name: name, location: name, kind: .raw, folder: nil, files: [], options: options)
         if let setup, setup.intrinsics.size != size {
             throw .sizeMismatch(input: name, frames: size, calibration: setup.intrinsics.size)
         }
     }
 
     private init(
-        name: String, location: String, kind: Kind, folder: String?, files: [String], rawSize: PixelSize?, options: Options
+        name: String, location: String, kind: Kind, folder: String?, files: [String], options: Options
     ) throws(FrameInputError) {
-        (self.name, self.location, self.kind, self.folder, self.files, self.rawSize, self.options) = (
-            name, location, kind, folder, files, rawSize, options
-        )
+        (self.name, self.location, self.kind, self.folder, self.files, self.options) = (name, location, kind, folder, files, options)
         switch options.calibration {
         case .setup(let given):
             (setup, calibrationPath) = (given, nil)

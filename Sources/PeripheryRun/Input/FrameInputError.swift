@@ -7,6 +7,8 @@ import PeripheryGeometry
 public enum FrameInputError: Error, Equatable, CustomStringConvertible {
     /// Nothing is at `path`.
     case notFound(path: String)
+    /// `path` exists but cannot be read (`reason`).
+    case unreadable(path: String, reason: String)
     /// A directory without PNG or JPEG frames (at its top level or in `images/`).
     case noFrames(path: String)
     /// The input needs a calibration and was given none; `looked` is where one was looked for.
@@ -25,6 +27,7 @@ public enum FrameInputError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notFound(let path): "\(path): no such file or directory"
+        case .unreadable(let path, let reason): "\(path): \(reason)"
         case .noFrames(let path): "\(path): no PNG or JPEG frames (at its top level or in images/)"
         case .needsCalibration(let input, let kind, let looked):
             "\(input): \(kind) needs a calibration: none given" + (looked.map { ", and there is no \($0)" } ?? "")
