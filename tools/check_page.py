@@ -30,8 +30,8 @@ import time
 import urllib.request
 import zlib
 
-from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import ConnectionClosed
+# Beside this script, so on the path of `python tools/check_page.py`.
+from live_clients import Failure, attach, free_port
 
 CLIP_FRAMES = 120  # synthetic frames: 8 s at 15 frames/s …
 CLIP_LOOPS = 4  # … played 4 times over: a 32 s clip
@@ -43,10 +43,6 @@ TOTAL_LIMIT_S = 300  # for everything after the clip is made
 
 began = time.monotonic()
 mark = began
-
-
-class Failure(Exception):
-    pass
 
 
 def report(text):
@@ -122,12 +118,6 @@ def tail(path, lines=15):
             return "\n" + "".join(f.readlines()[-lines:])
     except OSError:
         return "(no log)"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def port_open(port):
@@ -249,55 +239,6 @@ def region_pixels(png, rect, step=2):
 
 # ---------------------------------------------------------------------------------- DevTools
 
-class DevTools:
-    """A minimal Chrome DevTools Protocol client over one page target."""
-
-    def __init__(self, socket_):
-        self.socket = socket_
-        self.next_id = 0
-        self.waiting = {}
-        self.events = []
-        self.reader = asyncio.create_task(self.read())
-
-    async def read(self):
-        try:
-            async for text in self.socket:
-                message = json.loads(text)
-                if "id" in message:
-                    future = self.waiting.pop(message["id"], None)
-                    if future and not future.done():
-                        future.set_result(message)
-                else:
-                    self.events.append(message)
-        except ConnectionClosed:
-            pass
-        for future in self.waiting.values():  # Chromium went away: fail at once, not at the time limit
-            if not future.done():
-                future.set_result({"error": "the DevTools connection closed"})
-
-    async def send(self, method, limit_s=20, **params):
-        self.next_id += 1
-        future = asyncio.get_running_loop().create_future()
-        self.waiting[self.next_id] = future
-        await self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        try:
-            message = await asyncio.wait_for(future, limit_s)
-        except asyncio.TimeoutError:
-            raise Failure(f"DevTools: no answer to {method} in {limit_s} s")
-        if "error" in message:
-            raise Failure(f"DevTools: {method}: {message['error']}")
-        return message.get("result", {})
-
-    async def evaluate(self, expression):
-        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        if "exceptionDetails" in result:
-            raise Failure(f"evaluating {expression!r}: {result['exceptionDetails'].get('text')}")
-        return result["result"].get("value")
-
-    def of(self, method):
-        return [e["params"] for e in self.events if e.get("method") == method]
-
-
 async def start_chromium(processes, out):
     profile = tempfile.mkdtemp(prefix="page-check-chromium-")
     command = ["chromium", "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}",
@@ -320,23 +261,6 @@ async def start_chromium(processes, out):
         await asyncio.sleep(0.1)
     await asyncio.sleep(0.2)
     return await attach(int(open(active).read().split()[0])), profile
-
-
-async def attach(port):
-    """A DevTools client on the page target of the Chromium whose DevTools port is `port`."""
-    page = None
-    for _ in range(50):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as r:
-                page = next((t for t in json.load(r) if t.get("type") == "page"), None)
-        except OSError:
-            page = None
-        if page:
-            break
-        await asyncio.sleep(0.2)
-    if not page:
-        raise Failure("chromium shows no page target")
-    return DevTools(await ws_connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10))
 
 
 # ---------------------------------------------------------------------------------- the server
