@@ -22,7 +22,7 @@ TOOLS_DEB_PACKAGES := chromium
 	test-int8-arm64 test-arm64
 
 test: deps lint venv
-	python3 tools/check_sources.py
+	$(PYTEST) Tests/e2e/test_repository.py -q
 	$(MAKE) test-int8-arm64
 	$(SWIFT) build $(RELEASE)
 	$(SWIFT) test $(RELEASE)

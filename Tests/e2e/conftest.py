@@ -15,7 +15,6 @@ and Chromium: run by `make test-tools`); `make test` deselects both.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -90,11 +89,6 @@ def media_cache() -> Path:
     folder = ROOT / ".build" / "e2e-media"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def copy_tree(source, target) -> Path:
-    shutil.copytree(source, target)
-    return Path(target)
 
 
 @pytest.fixture(scope="session")
