@@ -28,6 +28,8 @@ test: deps lint venv
 	$(SWIFT) test $(RELEASE)
 	# The allocation counter sees every thread, so its test runs in a process of its own.
 	PERIPHERY_ALLOCATION_TEST=1 $(SWIFT) test $(RELEASE) --skip-build --filter AllocationTests
+	# The C API's library for its end-to-end test.
+	$(SWIFT) build $(RELEASE) --product PeripheryC
 	$(MAKE) e2e BIN=.build/release/periphery
 
 # --- Python: one venv, .build/venv, for every Python test and tool. Every pin is in PINS, which pip

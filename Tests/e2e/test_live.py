@@ -98,6 +98,16 @@ def sender(*arguments) -> list:
     return ["ffmpeg", "-v", "error", "-re", *arguments]
 
 
+def http_sender_killed_after_a_frame(processes, media, url, out, log, pause):
+    """An HTTP sender of the clip, killed outright once the run in OUT has written a frame (and PAUSE
+    seconds have passed)."""
+    send = processes.start(sender("-i", media / "clip.mp4", "-c", "copy", "-f", "mpegts", "-listen", "1", url), log, 60)
+    time.sleep(pause)
+    wait_for(30, f"the first frame of the run in {out.name}", lambda: processed_at_least(out, 1))
+    processes.signal(send, signal.SIGKILL)
+    processes.finish(send)
+
+
 def assert_stream_run(folder, status, file_run):
     """A stream run must account for every frame sent but the first GOP (lost while probing a stream
     joined part-way), and find what the file run found in the frames it processed."""
@@ -172,12 +182,7 @@ def test_live_sender_back_after_a_gap_resets_the_tracker_and_the_run_goes_on(per
     url = "http://127.0.0.1:18105/live.ts"
     run_ = processes.start([periphery, "run", url, "--calibration", media / "calibration.json", "--out", out, "--duration", 16],
                            tmp_path / "reconnect.err", 60)
-    send = processes.start(sender("-i", media / "clip.mp4", "-c", "copy", "-f", "mpegts", "-listen", "1", url),
-                           tmp_path / "reconnect-sender1.err", 60)
-    time.sleep(4)
-    wait_for(30, "the reconnect run's first frame", lambda: processed_at_least(out, 1))
-    processes.signal(send, signal.SIGKILL)
-    processes.finish(send)
+    http_sender_killed_after_a_frame(processes, media, url, out, tmp_path / "reconnect-sender1.err", 4)
     time.sleep(3)
     send = processes.start(sender("-stream_loop", "2", "-i", media / "clip.mp4", "-c", "copy", "-f", "mpegts", "-listen", "1", url),
                            tmp_path / "reconnect-sender2.err", 60)
@@ -202,12 +207,7 @@ def test_live_sender_lost_for_good_exits_3_and_finishes_every_output(periphery, 
     url = "http://127.0.0.1:18106/live.ts"
     run_ = processes.start([periphery, "run", url, "--calibration", media / "calibration.json", "--out", out, "--reconnect-timeout", 3,
                             "--mcap", out / "run.mcap", "--render-video", out / "run.mp4"], tmp_path / "lost.err", 60)
-    send = processes.start(sender("-i", media / "clip.mp4", "-c", "copy", "-f", "mpegts", "-listen", "1", url),
-                           tmp_path / "lost-sender.err", 60)
-    time.sleep(3)
-    wait_for(30, "the lost run's first frame", lambda: processed_at_least(out, 1))
-    processes.signal(send, signal.SIGKILL)
-    processes.finish(send)
+    http_sender_killed_after_a_frame(processes, media, url, out, tmp_path / "lost-sender.err", 3)
     summary, _ = expect(out, processes.finish(run_), 3)
     assert summary["ended"] == "timeout" and summary["processed"] > 0, summary
     outputs_finished(out)

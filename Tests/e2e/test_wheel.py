@@ -51,7 +51,7 @@ def swift_runtime_dir(library) -> str:
 
 @pytest.fixture(scope="module")
 def wheel(request) -> Path:
-    folder = Path(request.config.getoption("--wheel-dir"))
+    folder = Path(request.config.getoption("--wheel-dir")).resolve()
     found = sorted(folder.glob(f"periphery-{version()}-*manylinux*_{os.uname().machine}.whl"))
     if len(found) != 1:
         pytest.fail(f"expected one periphery {version()} wheel for {os.uname().machine} in {folder}, found {len(found)}: run make wheel")
