@@ -8,6 +8,9 @@ starts share a process group, which is killed when the test ends, pass or fail."
 from __future__ import annotations
 
 import functools
+import os
+import re
+import select
 import subprocess
 import sys
 import time
@@ -45,15 +48,35 @@ def gps_drive(periphery, tmp_path_factory) -> Path:
     return out
 
 
-def gpspipe(port, count, grep=None) -> bool:
-    """gpspipe -w -n COUNT got COUNT reports from the gpsd on PORT (holding GREP, when given)."""
+def gpspipe(port, count) -> bool:
+    """`gpspipe -w -n COUNT` got COUNT reports from the gpsd on PORT (within 10 s)."""
     try:
-        done = subprocess.run(["gpspipe", "-w", "-n", str(count), f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=5)
+        return subprocess.run(["gpspipe", "-w", "-n", str(count), f"127.0.0.1:{port}"], capture_output=True, timeout=10).returncode == 0
     except subprocess.TimeoutExpired:
         return False
-    if grep is None:
-        return done.returncode == 0
-    return any(grep(line) for line in done.stdout.splitlines())
+
+
+def wait_for_report(port, count, limit, what, match) -> None:
+    """Reads the gpsd on PORT with `gpspipe -w -n COUNT`, again and again, until a report line
+    satisfies MATCH; fails after LIMIT seconds."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        reader = subprocess.Popen(["gpspipe", "-w", "-n", str(count), f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+        try:
+            pending = b""
+            while (left := deadline - time.monotonic()) > 0 and select.select([reader.stdout], [], [], left)[0]:
+                chunk = os.read(reader.stdout.fileno(), 65536)
+                if not chunk:
+                    break  # gpspipe ended
+                *lines, pending = (pending + chunk).split(b"\n")
+                if any(match(line.decode(errors="replace")) for line in lines):
+                    return
+        finally:
+            reader.kill()
+            reader.wait()
+        time.sleep(0.1)
+    raise AssertionError(f"waited {limit} s for {what}")
 
 
 def gpsfake(processes, nmea, port, log, limit):
@@ -79,7 +102,7 @@ def test_gpsd_ego_motion_and_tracks_follow_the_gps_of_the_drive(periphery, gps_d
     run_ = processes.start([periphery, "run", f"udp://127.0.0.1:{video_port}", "--gpsd", f"127.0.0.1:{gps_port}",
                             "--calibration", gps_drive / "drive/calibration.json", "--out", live, "--duration", 16, "--weights", WEIGHTS],
                            tmp_path / "live.err", 40)
-    wait_for(15, "a TPV report with a speed", lambda: gpspipe(gps_port, 12, lambda line: '"class":"TPV"' in line and '"speed":' in line))
+    wait_for_report(gps_port, 12, 15, "a TPV report with a speed", lambda line: re.search(r'"class":"TPV".*"speed":', line))
     sent = processes.to_end(["ffmpeg", "-v", "error", "-re", "-i", gps_drive / "clip.mp4", "-c", "copy", "-f", "mpegts",
                              f"udp://127.0.0.1:{video_port}?pkt_size=1316"], tmp_path / "sender.err", 20)
     assert sent == 0, f"sender: {(tmp_path / 'sender.err').read_text()}"
