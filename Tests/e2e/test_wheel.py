@@ -62,7 +62,7 @@ def wheel(request) -> Path:
 def venv(wheel, tmp_path_factory) -> Path:
     """A fresh venv with the wheel, pytest and Pillow, from `pip install` alone."""
     folder = tmp_path_factory.mktemp("wheel") / "venv"
-    run([os.environ.get("PYTHON", "python3"), "-m", "venv", folder], env=CLEAN_ENV)
+    run([os.environ.get("PYTHON", "python3"), "-m", "venv", folder])  # the Python of the caller's PATH
     run([folder / "bin/python", "-m", "pip", "install", "--quiet", "--no-cache-dir", "--disable-pip-version-check",
          "-c", ROOT / "python/requirements-dev.txt", wheel, "pytest", "pillow"], env=CLEAN_ENV)
     return folder
