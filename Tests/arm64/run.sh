@@ -110,7 +110,9 @@ step "detect, FP32, against x86-64" inside "$cli detect $frame --calibration $ca
 for level in cortex-a53:neon cortex-a76:neon-dotprod max:neon-i8mm; do
     cpu=${level%%:*} path=${level#*:}
     QEMU_CPU=$cpu step "detect, INT8 on $cpu ($path), against x86-64" inside "
-        $cli info 2>&1 | grep -q 'int8 kernel on this CPU: $path)' || { $cli info; echo 'expected the $path path on $cpu' >&2; exit 1; }
+        # The whole output first: grep -q would stop reading early, and pipefail would count info's SIGPIPE.
+        info=\$($cli info 2>&1)
+        grep -q 'int8 kernel on this CPU: $path)' <<< \"\$info\" || { echo \"\$info\"; echo 'expected the $path path on $cpu' >&2; exit 1; }
         $cli detect $frame --calibration $calibration --precision int8 --json .build/arm-detect-int8-$cpu.json 2> /dev/null
         python3 Tests/arm64/compare_across_machines.py .build/x86-reference/detect-int8.json .build/arm-detect-int8-$cpu.json --label 'detect INT8, $path'"
 done
