@@ -75,6 +75,12 @@ mkdir -p "$src"
 find "$src" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf {} +
 git ls-files -co --exclude-standard -z | tar --null -cf - -T - | tar -xf - -C "$src"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The certificate authorities this machine added to its own trust (a network's TLS proxy, say), so
+# that pip inside the root reaches PyPI as pip here does; pip is pointed at the system bundle below.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" > /dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    ca_refresh=1
+fi
 reference=$src/.build/x86-reference
 rm -rf "$reference"
 mkdir -p "$reference"
@@ -96,9 +102,11 @@ for target in proc dev dev/pts; do
 done
 inside() { # runs a bash command line in the root, in /src/periphery, as a fresh login would
     chroot "$root" env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 TERM=dumb ${QEMU_CPU:+QEMU_CPU=$QEMU_CPU} \
+        PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
         bash -c "cd /src/periphery && set -euo pipefail && $1"
 }
 
+[ -z "${ca_refresh:-}" ] || inside "update-ca-certificates > /dev/null"
 echo "=== test_arm64: $(inside 'swift --version 2>&1 | head -n 1; uname -m')"
 release="-c release -Xswiftc -enable-testing"
 step "swift build (Swift 6.0.3, release, with tests)" inside "swift build $release --build-tests 2>&1 | grep -v '^\[' | tail -n 30"
