@@ -106,7 +106,7 @@ inside() { # runs a bash command line in the root, in /src/periphery, as a fresh
         bash -c "cd /src/periphery && set -euo pipefail && $1"
 }
 
-[ -z "${ca_refresh:-}" ] || inside "update-ca-certificates > /dev/null"
+[ -z "${ca_refresh:-}" ] || inside "/usr/sbin/update-ca-certificates > /dev/null"
 echo "=== test_arm64: $(inside 'swift --version 2>&1 | head -n 1; uname -m')"
 release="-c release -Xswiftc -enable-testing"
 step "swift build (Swift 6.0.3, release, with tests)" inside "swift build $release --build-tests 2>&1 | grep -v '^\[' | tail -n 30"
