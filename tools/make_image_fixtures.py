@@ -7,7 +7,7 @@ Pillow's own decode converted to RGB (alpha dropped), or for 16-bit PNGs `round(
 The bad files are an empty file, truncated PNG and JPEG, random bytes, a PNG whose IHDR claims
 100000 × 100000, a PNG with a damaged IDAT and a CMYK JPEG.
 
-    tools/.venv/bin/python tools/make_image_fixtures.py   # needs Pillow (tools/requirements.txt)
+    .build/venv/bin/python tools/make_image_fixtures.py   # needs Pillow (python/requirements-dev.txt)
 """
 from __future__ import annotations
 

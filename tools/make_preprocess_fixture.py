@@ -15,7 +15,7 @@ Output, in Tests/PeripheryInferenceTests/Fixtures/preprocess/:
   cases.json         per case: the frame rows used (a case may use a horizontal strip of the frame
                      as its frame), intrinsics, the crop numbers, the PNG name
 
-    tools/.venv/bin/python tools/make_preprocess_fixture.py   # needs Pillow and numpy
+    .build/venv/bin/python tools/make_preprocess_fixture.py   # needs Pillow and numpy
 """
 from __future__ import annotations
 

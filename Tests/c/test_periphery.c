@@ -1,5 +1,5 @@
 /*
- * The C API's test (tools/check_c_api.sh builds it against `make install`'s output alone).
+ * The C API's test (Tests/e2e/test_c_api.py builds it against `make install`'s output alone).
  *
  *   test_periphery WEIGHTS CALIBRATION FRAME.rgb DRIVE
  *

@@ -5,7 +5,7 @@ The CLI is ``$PERIPHERY`` (default ``.build/release/periphery``). The package un
 installed one (``make test-python`` installs the wheel into a fresh venv); ``PERIPHERY_LIBRARY`` may
 point it at a build's ``libPeripheryC.so`` during development.
 
-Comparison rule (as tools/compare_c_api.py): the same count, order and labels; scores equal as
+Comparison rule (as Tests/e2e/detections.py holds the C API to the CLI): the same count, order and labels; scores equal as
 float32 (the detector's type, which the CLI prints in Swift's shortest round-trip form); box fields,
 track fields and timestamps equal as doubles (printed in the shortest round-trip form, so parsing
 gives the very double). No tolerance is needed: the CLI and the binding run the same library code

@@ -1,6 +1,6 @@
 """Shared fixtures of the Python tests (`make test-tools`: ``python -m pytest python/tests``).
 
-The tests import the package as installed (``pip install -e python`` in ``make venv``); they need
+The tests import the package as installed (``pip install -e python`` in ``make venv-tools``); they need
 the release CLI, ``$PERIPHERY`` or the checkout's .build/release/periphery.
 """
 from __future__ import annotations

@@ -1,7 +1,10 @@
-"""The package's declarations (python/pyproject.toml) against its code and tools/requirements.txt.
+"""The package's declarations (python/pyproject.toml) against its code and python/requirements-dev.txt.
 
-* every extra's requirement is an exact pin, and for the tools' extras the same pin as tools/requirements.txt (the venv of
-  `make venv` installs both in one resolve, so a drift would fail there; this names it);
+* python/requirements-dev.txt, where every pin of the repository lives, holds exact pins only, each
+  package once;
+* every requirement of the package (its dependencies, every extra, the build system's) is an exact
+  pin, the same as python/requirements-dev.txt's (a published package carries its own pins; this
+  keeps them the ones the tests and tools install);
 * the runtime depends on NumPy alone, and the modules of ``periphery`` outside the tools'
   subpackages import nothing else outside the standard library;
 * each tools subpackage imports (function bodies included) only the standard library, NumPy,
@@ -28,9 +31,7 @@ PROJECT = tomllib.loads((PYTHON / "pyproject.toml").read_text(encoding="utf-8"))
 DISTRIBUTION = {"PIL": "pillow"}
 # The extra whose distributions each tools subpackage may import.
 EXTRA_OF = {"reference": "train", "train": "train", "convert": "convert", "bench": "bench", "fleet": "fleet"}
-# The extras `make venv` installs with tools/requirements.txt; fleet's Ray and pyarrow go into a venv of
-# their own (`make fleet-venv`), so only their being exact pins is checked.
-TOOLS_EXTRAS = {"train", "convert", "bench"}
+PYPROJECT = tomllib.loads((PYTHON / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 def pins(requirements: list) -> Dict[str, str]:
@@ -42,9 +43,12 @@ def pins(requirements: list) -> Dict[str, str]:
     return out
 
 
-def requirements_txt() -> Dict[str, str]:
-    lines = [line.split("#")[0].strip() for line in (ROOT / "tools/requirements.txt").read_text().splitlines()]
-    return pins([line for line in lines if line and not line.startswith("-")])
+def requirements_dev() -> Dict[str, str]:
+    lines = [line.split("#")[0].strip() for line in (PYTHON / "requirements-dev.txt").read_text().splitlines()]
+    lines = [line for line in lines if line]
+    found = pins(lines)
+    assert len(found) == len(lines), "python/requirements-dev.txt names a package twice"
+    return found
 
 
 def imported(folder: Path) -> Set[str]:
@@ -59,19 +63,19 @@ def imported(folder: Path) -> Set[str]:
     return names
 
 
-def test_extras_are_the_pins_of_tools_requirements() -> None:
-    pinned = requirements_txt()
+def test_every_requirement_is_the_pin_of_requirements_dev() -> None:
+    pinned = requirements_dev()
     extras = PROJECT["optional-dependencies"]
-    assert set(extras) == TOOLS_EXTRAS | {"fleet"}
-    for extra, requirements in extras.items():
+    assert set(extras) == set(EXTRA_OF.values())
+    declared = {"dependencies": PROJECT["dependencies"], "build-system": PYPROJECT["build-system"]["requires"]}
+    declared |= {f"[{extra}]": requirements for extra, requirements in extras.items()}
+    for where, requirements in declared.items():
         for name, version in pins(requirements).items():
-            if extra not in TOOLS_EXTRAS:
-                continue
-            assert pinned.get(name) == version, f"[{extra}] {name}=={version}, tools/requirements.txt: {pinned.get(name)}"
+            assert pinned.get(name) == version, f"{where} {name}=={version}, python/requirements-dev.txt: {pinned.get(name)}"
 
 
 def test_the_runtime_needs_only_numpy() -> None:
-    assert pins(PROJECT["dependencies"]) == {"numpy": requirements_txt()["numpy"]}
+    assert pins(PROJECT["dependencies"]) == {"numpy": requirements_dev()["numpy"]}
     foreign = imported(PYTHON / "periphery") - set(sys.stdlib_module_names) - {"numpy", "periphery"}
     assert not foreign, f"periphery/*.py import {sorted(foreign)}, which the runtime does not depend on"
 

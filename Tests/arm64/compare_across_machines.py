@@ -58,10 +58,18 @@ class Comparison:
         for i, (a, b) in enumerate(zip(x86, arm)):
             self.same(f"{where} {i} length", len(a), len(b))
             for j, (p, q) in enumerate(zip(a, b)):
-                if isinstance(p, (int, float)) and isinstance(q, (int, float)):
-                    self.number(f"{where} {i} field {j}", p, q)
-                else:
-                    self.same(f"{where} {i} field {j}", p, q)
+                self.value(f"{where} {i} field {j}", p, q)
+
+    def value(self, where, x86, arm):
+        """Numbers within the bound, lists (a track's history) element by element, the rest equal."""
+        if isinstance(x86, (int, float)) and isinstance(arm, (int, float)) and not isinstance(x86, bool):
+            self.number(where, x86, arm)
+        elif isinstance(x86, list) and isinstance(arm, list):
+            self.same(f"{where} length", len(x86), len(arm))
+            for k, (p, q) in enumerate(zip(x86, arm)):
+                self.value(f"{where}[{k}]", p, q)
+        else:
+            self.same(where, x86, arm)
 
 
 def main():

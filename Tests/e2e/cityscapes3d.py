@@ -18,24 +18,19 @@ leftImg8bit image equal the native frame; the object count equals the label coun
 the label name (0 car, 1 truck, 2 bicycle, 3 person), in_view, the unit quaternion and the format.
 Zero objects in all is a failure: a check that cannot fail proves nothing.
 
-Usage: check_cityscapes3d.py DIR          check a dataset
-       check_cityscapes3d.py --self-test  write a small dataset from the formulas above, check it,
-                                          and check that seven corruptions of it are each refused
+`check(DIR)` checks a dataset; `write_dataset(DIR)` writes a small one from the formulas above, and
+each of `CORRUPTIONS` applied to it (`mutate`) must be refused (Tests/e2e/test_cityscapes3d.py).
+cityscapesscripts (the tools' group of python/requirements-dev.txt) is imported when a frame is checked.
 """
 
-import argparse
 import glob
 import json
 import math
 import os
 import shutil
-import sys
-import tempfile
 
 import numpy as np
 from PIL import Image
-from cityscapesscripts.helpers.annotation import Annotation, CsBbox3d, CsObjectType
-from cityscapesscripts.helpers.box3dImageTransform import CRS_S, CRS_V, Box3dImageTransform, Camera
 
 CITY = "synthetic"
 SEQUENCE = "000000"
@@ -117,6 +112,9 @@ def close(a, b, tol=EXACT_TOL):
 
 
 def check_frame(root, frame, stats):
+    from cityscapesscripts.helpers.annotation import Annotation, CsBbox3d, CsObjectType
+    from cityscapesscripts.helpers.box3dImageTransform import CRS_S, CRS_V, Box3dImageTransform, Camera
+
     native = native_paths(root, frame)
     cs = cs_paths(root, frame)
     calibration = load_json(native["calibration"])
@@ -344,61 +342,19 @@ def swap_dims(gt):
     d[0], d[1] = d[1], d[0]
 
 
-def self_test():
-    corruptions = [
-        ("camera.json pitch sign flipped", "camera",
-         lambda v: v["extrinsic"].update(pitch=-v["extrinsic"]["pitch"])),
-        ("gtBbox3d length and width swapped", "gt", swap_dims),
-        ("gtBbox3d yaw quaternion conjugated", "gt",
-         lambda v: v["objects"][2]["3d"].update(rotation=[q * s for q, s in zip(
-             v["objects"][2]["3d"]["rotation"], [1, 1, 1, -1])])),
-        ("gtBbox3d label changed", "gt",
-         lambda v: v["objects"][0].update(label="truck" if v["objects"][0]["label"] != "truck" else "car")),
-        ("gtBbox3d in_view flipped", "gt",
-         lambda v: v["objects"][0].update(in_view=not v["objects"][0]["in_view"])),
-        ("gtBbox3d object dropped", "gt", lambda v: v["objects"].pop()),
-        ("native calibration roll changed", "calibration",
-         lambda v: v["mount"].update(roll_deg=v["mount"]["roll_deg"] + 0.5)),
-    ]
-    base = tempfile.mkdtemp(prefix="check_cityscapes3d_")
-    try:
-        good = os.path.join(base, "good")
-        write_dataset(good)
-        print(summary(good, check(good)))
-        for name, key, change in corruptions:
-            bad = os.path.join(base, "bad")
-            shutil.rmtree(bad, ignore_errors=True)
-            shutil.copytree(good, bad)
-            mutate(bad, key, "000001", change)
-            try:
-                check(bad)
-            except CheckError as error:
-                print(f"  refused ({name}): {error}")
-                continue
-            print(f"check_cityscapes3d: FAIL: self-test corruption not detected: {name}", file=sys.stderr)
-            return 1
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-    print(f"check_cityscapes3d: self-test OK ({len(corruptions)} corruptions refused)")
-    return 0
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("dir", nargs="?", help="dataset written by `periphery synth --cityscapes3d`")
-    parser.add_argument("--self-test", action="store_true", help="check a generated dataset and corruptions")
-    args = parser.parse_args()
-    if args.self_test:
-        return self_test()
-    if not args.dir:
-        parser.error("DIR is required (or --self-test)")
-    try:
-        print(summary(args.dir, check(args.dir)))
-    except CheckError as error:
-        print(f"check_cityscapes3d: FAIL: {error}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+# Each must be refused by `check` (name, file, change).
+CORRUPTIONS = [
+    ("camera.json pitch sign flipped", "camera",
+     lambda v: v["extrinsic"].update(pitch=-v["extrinsic"]["pitch"])),
+    ("gtBbox3d length and width swapped", "gt", swap_dims),
+    ("gtBbox3d yaw quaternion conjugated", "gt",
+     lambda v: v["objects"][2]["3d"].update(rotation=[q * s for q, s in zip(
+         v["objects"][2]["3d"]["rotation"], [1, 1, 1, -1])])),
+    ("gtBbox3d label changed", "gt",
+     lambda v: v["objects"][0].update(label="truck" if v["objects"][0]["label"] != "truck" else "car")),
+    ("gtBbox3d in_view flipped", "gt",
+     lambda v: v["objects"][0].update(in_view=not v["objects"][0]["in_view"])),
+    ("gtBbox3d object dropped", "gt", lambda v: v["objects"].pop()),
+    ("native calibration roll changed", "calibration",
+     lambda v: v["mount"].update(roll_deg=v["mount"]["roll_deg"] + 0.5)),
+]

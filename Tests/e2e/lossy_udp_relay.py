@@ -1,4 +1,4 @@
-"""A UDP relay that loses datagrams: a damaged network for the live checks (tools/check_live.sh).
+"""A UDP relay that loses datagrams: a damaged network for the live tests (Tests/e2e/test_live.py).
 
 Forwards every datagram that arrives at --listen to --to, except a seeded random --drop fraction of
 them, for at most --seconds (or until SIGINT/SIGTERM), then prints how many it forwarded and dropped.

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The live page of `periphery run SOURCE --serve` in headless Chromium (docs/guides/live.md).
 
 Makes a synthetic H.264 clip with its ego motion, serves it with `periphery run CLIP --realtime
@@ -8,30 +7,28 @@ show the camera and the bird's-eye view, each different between the shots, and t
 filled in at least one; after the server is killed the page says so, and once it is restarted on
 the same port the page reconnects and draws frames again; no CSP violation, no script error, and
 no request to any other host. Every process runs under `timeout` in its own process group and is
-killed in the end, pass or fail.
-
-Python standard library and `websockets` only (tools/requirements.txt).
-Usage: tools/.venv/bin/python tools/check_page.py --periphery .build/release/periphery --out .build/page-check
+killed in the end, pass or fail. Marked `tools`: `make test-tools` runs it, having installed Debian's
+`chromium`.
 """
-import argparse
 import asyncio
 import base64
 import csv
-import json
 import os
 import shutil
 import signal
 import socket
 import struct
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 import zlib
 
-from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import ConnectionClosed
+import pytest
+
+from helpers import Processes
+from live_clients import Failure, attach, free_port
+
+pytestmark = pytest.mark.tools
 
 CLIP_FRAMES = 120  # synthetic frames: 8 s at 15 frames/s …
 CLIP_LOOPS = 4  # … played 4 times over: a 32 s clip
@@ -41,12 +38,7 @@ WINDOW = (1280, 720)
 SHOT_GAP_S = 3.0
 TOTAL_LIMIT_S = 300  # for everything after the clip is made
 
-began = time.monotonic()
-mark = began
-
-
-class Failure(Exception):
-    pass
+mark = time.monotonic()
 
 
 def report(text):
@@ -57,55 +49,6 @@ def report(text):
 
 
 # ---------------------------------------------------------------------------------- processes
-
-class Processes:
-    """Background commands, each under `timeout` as the leader of its own process group."""
-
-    def __init__(self):
-        self.groups = []
-
-    def start(self, command, log_path, limit_s):
-        log = open(log_path, "wb")
-        process = subprocess.Popen(
-            ["timeout", "-k", "5", str(int(limit_s))] + list(command),
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
-        self.groups.append(process)
-        return process
-
-    @staticmethod
-    def child(process):
-        """The command under a `timeout` process, or None when it has ended."""
-        try:
-            with open(f"/proc/{process.pid}/task/{process.pid}/children") as f:
-                pids = f.read().split()
-            return int(pids[0]) if pids else None
-        except OSError:
-            return None
-
-    @staticmethod
-    def kill_group(process, sig=signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    def stop_all(self):
-        for process in self.groups:
-            if process.poll() is None:
-                self.kill_group(process, signal.SIGTERM)
-        deadline = time.monotonic() + 3
-        for process in self.groups:
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
-            self.kill_group(process, signal.SIGKILL)  # also whatever the group still holds
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-
 
 def run_to_end(command, log_path, limit_s):
     """Runs a command to its end under `timeout`; fails with its log's tail on a non-zero status."""
@@ -122,12 +65,6 @@ def tail(path, lines=15):
             return "\n" + "".join(f.readlines()[-lines:])
     except OSError:
         return "(no log)"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def port_open(port):
@@ -249,55 +186,6 @@ def region_pixels(png, rect, step=2):
 
 # ---------------------------------------------------------------------------------- DevTools
 
-class DevTools:
-    """A minimal Chrome DevTools Protocol client over one page target."""
-
-    def __init__(self, socket_):
-        self.socket = socket_
-        self.next_id = 0
-        self.waiting = {}
-        self.events = []
-        self.reader = asyncio.create_task(self.read())
-
-    async def read(self):
-        try:
-            async for text in self.socket:
-                message = json.loads(text)
-                if "id" in message:
-                    future = self.waiting.pop(message["id"], None)
-                    if future and not future.done():
-                        future.set_result(message)
-                else:
-                    self.events.append(message)
-        except ConnectionClosed:
-            pass
-        for future in self.waiting.values():  # Chromium went away: fail at once, not at the time limit
-            if not future.done():
-                future.set_result({"error": "the DevTools connection closed"})
-
-    async def send(self, method, limit_s=20, **params):
-        self.next_id += 1
-        future = asyncio.get_running_loop().create_future()
-        self.waiting[self.next_id] = future
-        await self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        try:
-            message = await asyncio.wait_for(future, limit_s)
-        except asyncio.TimeoutError:
-            raise Failure(f"DevTools: no answer to {method} in {limit_s} s")
-        if "error" in message:
-            raise Failure(f"DevTools: {method}: {message['error']}")
-        return message.get("result", {})
-
-    async def evaluate(self, expression):
-        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        if "exceptionDetails" in result:
-            raise Failure(f"evaluating {expression!r}: {result['exceptionDetails'].get('text')}")
-        return result["result"].get("value")
-
-    def of(self, method):
-        return [e["params"] for e in self.events if e.get("method") == method]
-
-
 async def start_chromium(processes, out):
     profile = tempfile.mkdtemp(prefix="page-check-chromium-")
     command = ["chromium", "--headless=new", "--remote-debugging-port=0", f"--user-data-dir={profile}",
@@ -320,23 +208,6 @@ async def start_chromium(processes, out):
         await asyncio.sleep(0.1)
     await asyncio.sleep(0.2)
     return await attach(int(open(active).read().split()[0])), profile
-
-
-async def attach(port):
-    """A DevTools client on the page target of the Chromium whose DevTools port is `port`."""
-    page = None
-    for _ in range(50):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as r:
-                page = next((t for t in json.load(r) if t.get("type") == "page"), None)
-        except OSError:
-            page = None
-        if page:
-            break
-        await asyncio.sleep(0.2)
-    if not page:
-        raise Failure("chromium shows no page target")
-    return DevTools(await ws_connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10))
 
 
 # ---------------------------------------------------------------------------------- the server
@@ -422,16 +293,7 @@ def differing(a, b):
     return sum(1 for p, q in zip(a, b) if max(abs(p[0] - q[0]), abs(p[1] - q[1]), abs(p[2] - q[2])) > 12)
 
 
-async def check(args, processes):
-    out = os.path.abspath(args.out)
-    os.makedirs(out, exist_ok=True)
-    for name in os.listdir(out):
-        if name != "media":
-            path = os.path.join(out, name)
-            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
-    periphery = os.path.abspath(args.periphery)
-    clip = os.path.join(out, "media", "clip.mp4")
-
+async def check(periphery, clip, out, processes):
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
     server, log = start_server(processes, periphery, clip, port, out, "server1")
@@ -557,28 +419,19 @@ async def check(args, processes):
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--periphery", default=".build/release/periphery")
-    parser.add_argument("--out", default=".build/page-check")
-    args = parser.parse_args()
+@pytest.fixture(scope="module")
+def page_clip(periphery, media_cache) -> str:
+    """The clip, kept between runs in .build/e2e-media/page."""
+    clip = make_clip(str(periphery), str(media_cache / "page"))
+    report(f"clip {clip}: {CLIP_FRAMES} frames x {CLIP_LOOPS} at {CLIP_FPS} frames/s, {CLIP_SIZE[0]}x{CLIP_SIZE[1]}")
+    return clip
+
+
+def test_live_page_draws_both_views_reconnects_after_a_restart_and_breaks_no_policy(periphery, page_clip, tmp_path):
     if not shutil.which("chromium"):
-        sys.exit("page: FAILED: no chromium on PATH (Debian's chromium package)")
+        pytest.fail("no chromium on PATH (Debian's chromium package; make test-tools installs it)")
     processes = Processes()
     try:
-        clip = make_clip(os.path.abspath(args.periphery), os.path.join(os.path.abspath(args.out), "media"))
-        report(f"clip {clip}: {CLIP_FRAMES} frames x {CLIP_LOOPS} at {CLIP_FPS} frames/s, {CLIP_SIZE[0]}x{CLIP_SIZE[1]}")
-        asyncio.run(asyncio.wait_for(check(args, processes), TOTAL_LIMIT_S))
-    except Failure as failure:
-        print(f"page: FAILED: {failure}", file=sys.stderr)
-        sys.exit(1)
-    except asyncio.TimeoutError:
-        print(f"page: FAILED: the checks took over {TOTAL_LIMIT_S} s", file=sys.stderr)
-        sys.exit(1)
+        asyncio.run(asyncio.wait_for(check(str(periphery), page_clip, str(tmp_path), processes), TOTAL_LIMIT_S))
     finally:
         processes.stop_all()
-    print(f"page: passed in {time.monotonic() - began:.0f} s; screenshots in {args.out}")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,24 +1,10 @@
-"""Checks `periphery run --serve` with real clients on loopback (docs/guides/live.md).
+"""`periphery run --serve` with real clients on loopback (docs/guides/live.md): Foxglove's two
+subprotocols against the MCAP of the same run; the token, over HTTP and at the handshake; an address
+off loopback (inside a network namespace of its own); hostile clients. Every process runs under a
+time limit and is killed when its test ends, pass or fail (the `processes` fixture)."""
 
-- Foxglove: two clients on the `websockets` package, one per subprotocol name, subscribe to every
-  channel of `run CLIP --realtime --serve --mcap`; every message is decoded (Foxglove's protobuf
-  types through their JSON mapping, the advertised JSON Schemas' titles) and each frame a client got
-  is held to the MCAP written in the same run: same channels, same log times, same content, the
-  JPEG bytes excepted. Unknown or missing subprotocols are refused.
-- Security: 401 without or with a wrong token, over HTTP and at the handshake, and the token is
-  never logged; an address off loopback makes the server generate a token (checked inside a network
-  namespace of its own, `unshare -rn`, so that nothing is exposed); the page carries a strict
-  Content-Security-Policy.
-- Hostile clients: garbage, binary, unknown operations, bad subscriptions, deep nesting get a status
-  error; too many of them, or an oversized message, close the client; raw garbage and a silent
-  connection are dropped; a client that stops reading is cut off; more clients than allowed get
-  503; the server serves well-behaved clients throughout.
+from __future__ import annotations
 
-Every process runs under a time limit and is killed on the way out, pass or fail.
-Usage: check_serve.py --periphery BIN --out DIR
-"""
-
-import argparse
 import asyncio
 import base64
 import json
@@ -33,57 +19,20 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
 import websockets
-from google.protobuf import json_format
 from mcap.reader import make_reader
 
-# Beside this script, so on the path of `python tools/check_serve.py`.
-from verify_mcap import TYPES, to_protobuf_json
+from helpers import ROOT
+from live_clients import free_port, masked_text, raw_handshake
+from mcap_files import foxglove_types, parse_foxglove
 
 FPS, FRAMES = 15, 90
 WEIGHTS = "Weights/safety40-synthetic-int8.safetensors"
-PROCESSES = []
-began = time.monotonic()
 
 
 def fail(message):
-    raise SystemExit(f"serve: FAILED: {message}")
-
-
-def report(message, since):
-    print(f"serve: {message} [{time.monotonic() - since:.1f} s]", flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start(command, log, limit):
-    """COMMAND in a process group of its own, for at most LIMIT seconds; stderr and stdout to LOG."""
-    handle = open(log, "w")
-    process = subprocess.Popen(["timeout", "-k", "5", str(limit)] + command, stdout=handle, stderr=subprocess.STDOUT,
-                               start_new_session=True)
-    PROCESSES.append(process)
-    return process
-
-
-def stop_all():
-    for process in PROCESSES:
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            process.wait()
-
-
-def interrupt(process):
-    """SIGINT to periphery under `timeout` (the child), as a user's Ctrl-C."""
-    children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(process.pid)], capture_output=True, text=True).stdout.split()
-    for child in children:
-        os.kill(int(child), signal.SIGINT)
+    raise AssertionError(message)
 
 
 def http(url, headers=None):
@@ -112,14 +61,19 @@ def wait_until_serving(port, process, log, token=None):
     fail(f"nothing served on port {port} after 60 s ({log})")
 
 
-def make_clip(periphery, out):
-    """A synthetic drive as H.264 (6 s) and the same ten times over; kept between runs of the check."""
+@pytest.fixture(scope="module")
+def serve_clip(periphery, media_cache) -> dict:
+    """A synthetic drive as H.264 (6 s, clip) and the same ten times over (long_clip), with its
+    calibration; kept between runs in .build/e2e-media/serve."""
+    out = str(media_cache / "serve")
+    os.makedirs(out, exist_ok=True)
     drive = os.path.join(out, "drive")
     clip = os.path.join(out, "clip.mp4")
     long_clip = os.path.join(out, "long.mp4")
     done = os.path.join(out, f"clip-{FRAMES}-done")
+    made = {"clip": clip, "long_clip": long_clip, "calibration": os.path.join(drive, "calibration.json")}
     if os.path.exists(done):
-        return clip, long_clip, os.path.join(drive, "calibration.json")
+        return made
     shutil.rmtree(drive, ignore_errors=True)
     subprocess.run([periphery, "synth", "--sequence", "--frames", str(FRAMES), "--fps", str(FPS), "--width", "640", "--height", "360",
                     "--seed", "31", "--out", drive], check=True, stdout=subprocess.DEVNULL, timeout=600)
@@ -128,7 +82,7 @@ def make_clip(periphery, out):
     subprocess.run(encode + [clip], check=True, timeout=300)
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-stream_loop", "9", "-i", clip, "-c", "copy", long_clip], check=True, timeout=300)
     open(done, "w").close()
-    return clip, long_clip, os.path.join(drive, "calibration.json")
+    return made
 
 
 async def foxglove_client(url, subprotocol, first_id, limit):
@@ -182,11 +136,16 @@ def without_image_bytes(topic, body):
     return body
 
 
-def check_foxglove(periphery, clip, calibration, out):
-    since = time.monotonic()
+def test_live_view_serves_both_foxglove_subprotocols_what_the_mcap_records(periphery, serve_clip, processes, tmp_path):
+    # Two clients on the `websockets` package, one per subprotocol name, subscribe to every channel of
+    # `run CLIP --realtime --serve --mcap`; every message is decoded (Foxglove's protobuf types through
+    # their JSON mapping, the advertised JSON Schemas' titles) and each frame a client got is held to
+    # the MCAP written in the same run: same channels, same log times, same content, the JPEG bytes
+    # excepted. Unknown or missing subprotocols are refused.
+    clip, calibration, out = serve_clip["clip"], serve_clip["calibration"], str(tmp_path)
     port, mcap_path, log = free_port(), os.path.join(out, "run.mcap"), os.path.join(out, "foxglove.log")
-    process = start([periphery, "run", clip, "--realtime", "--calibration", calibration, "--serve", f"127.0.0.1:{port}",
-                     "--mcap", mcap_path, "--out", os.path.join(out, "foxglove"), "--weights", WEIGHTS], log, 120)
+    process = processes.start([periphery, "run", clip, "--realtime", "--calibration", calibration, "--serve", f"127.0.0.1:{port}",
+                              "--mcap", mcap_path, "--out", os.path.join(out, "foxglove"), "--weights", WEIGHTS], log, 120)
     wait_until_serving(port, process, log)
     url = f"ws://127.0.0.1:{port}/"
 
@@ -196,6 +155,7 @@ def check_foxglove(periphery, clip, calibration, out):
         return await asyncio.gather(foxglove_client(url, "foxglove.websocket.v1", 10, 60), foxglove_client(url, "foxglove.sdk.v1", 500, 60))
 
     received = asyncio.run(clients())
+    types = foxglove_types()
     if process.wait(timeout=60) != 0:
         fail(f"the run failed ({log})")
     recorded = {}
@@ -212,19 +172,21 @@ def check_foxglove(periphery, clip, calibration, out):
             if set(messages) != topics:
                 fail(f"{name}: frame {log_time} has channels {sorted(messages)}, the MCAP {sorted(topics)}")
             for topic, body in messages.items():
-                if topic in TYPES:
-                    json_format.ParseDict(to_protobuf_json(body, TYPES[topic].DESCRIPTOR), TYPES[topic]())
+                if topic in types:
+                    parse_foxglove(topic, body, types)
                 if without_image_bytes(topic, body) != without_image_bytes(topic, recorded[log_time][topic]):
                     fail(f"{name}: {topic} at {log_time} differs from the MCAP's")
-    report(f"Foxglove: {len(received[0])} and {len(received[1])} of {len(recorded)} frames over the two subprotocols, "
-           f"every message as in the MCAP on {len(topics)} channels; unknown and missing subprotocols refused (400)", since)
+    print(f"Foxglove: {len(received[0])} and {len(received[1])} of {len(recorded)} frames over the two subprotocols, "
+          f"every message as in the MCAP on {len(topics)} channels; unknown and missing subprotocols refused (400)")
 
 
-def check_security(periphery, long_clip, calibration, out):
-    since = time.monotonic()
+def test_live_view_needs_its_token_and_never_logs_it(periphery, serve_clip, processes, tmp_path):
+    # 401 without or with a wrong token, over HTTP and at the handshake, and the token is never
+    # logged; the page carries a strict Content-Security-Policy.
+    long_clip, calibration, out = serve_clip["long_clip"], serve_clip["calibration"], str(tmp_path)
     port, token, log = free_port(), "t0ken-for-the-check", os.path.join(out, "security.log")
-    process = start([periphery, "run", long_clip, "--realtime", "--calibration", calibration, "--serve", f"127.0.0.1:{port}",
-                     "--token", token, "--out", os.path.join(out, "security"), "--weights", WEIGHTS], log, 120)
+    process = processes.start([periphery, "run", long_clip, "--realtime", "--calibration", calibration, "--serve", f"127.0.0.1:{port}",
+                              "--token", token, "--out", os.path.join(out, "security"), "--weights", WEIGHTS], log, 120)
     wait_until_serving(port, process, log, token)
     base = f"http://127.0.0.1:{port}"
     for path, headers, expected in [
@@ -249,24 +211,24 @@ def check_security(periphery, long_clip, calibration, out):
             json.loads(await asyncio.wait_for(ws.recv(), 10))
 
     asyncio.run(handshakes())
-    interrupt(process)
+    processes.signal(process, signal.SIGINT)
     process.wait(timeout=30)
     lines = open(log).read().splitlines()
     refusals = [line for line in lines if "refused" in line]
     if len(refusals) < 6 or any(token in line or "bad-guess-9" in line for line in refusals):
         fail(f"refusals must be logged without the token: {refusals}")
-    report(f"security: 401 without or with a wrong token over HTTP and at the handshake ({len(refusals)} refusals logged "
-           f"without the token), ?token= and Bearer accepted, strict CSP", since)
+    print(f"security: 401 without or with a wrong token over HTTP and at the handshake ({len(refusals)} refusals logged "
+          f"without the token), ?token= and Bearer accepted, strict CSP")
 
 
-def check_open_address(periphery, long_clip, calibration, out):
-    """Inside a network namespace of its own: an address off loopback gets a generated token."""
-    since = time.monotonic()
+def test_live_view_off_loopback_generates_a_token(periphery, serve_clip, tmp_path):
+    """Inside a network namespace of its own (`unshare -rn`, so that nothing is exposed): an address
+    off loopback makes the server generate a token."""
+    long_clip, calibration, out = serve_clip["long_clip"], serve_clip["calibration"], str(tmp_path)
     probe = subprocess.run(["unshare", "-rn", "true"], capture_output=True, text=True)
     if probe.returncode != 0:
         # Binding 0.0.0.0 outside a namespace of its own would expose the server; never done.
-        print(f"serve: SKIPPED the off-loopback check: no network namespace here ({probe.stderr.strip()})", flush=True)
-        return
+        pytest.skip(f"no network namespace here ({probe.stderr.strip()})")
     log = os.path.join(out, "open.log")
     port = 18431
     script = (f"ip link set lo up && exec timeout -k 5 60 {periphery} run {long_clip} --realtime --calibration {calibration} "
@@ -280,7 +242,7 @@ def check_open_address(periphery, long_clip, calibration, out):
              f"    except urllib.error.HTTPError as e: print(e.code); break\n"
              f"    except OSError: time.sleep(0.1)\n"
              f"p.terminate(); p.wait(timeout=30)\n")
-    result = subprocess.run(["unshare", "-rn", sys.executable, "-c", inner], capture_output=True, text=True, timeout=90)
+    result = subprocess.run(["unshare", "-rn", sys.executable, "-c", inner], capture_output=True, text=True, timeout=90, cwd=ROOT)
     text = open(log).read()
     url_lines = [line for line in text.splitlines() if line.startswith("live view: http")]
     if result.stdout.strip() != "401" or len(url_lines) != 1 or "?token=" not in url_lines[0]:
@@ -288,38 +250,18 @@ def check_open_address(periphery, long_clip, calibration, out):
     token = url_lines[0].split("?token=")[1].split()[0].rstrip(")")
     if len(token) < 32 or text.count(token) != 2:  # the page's URL and Foxglove's, on the one line
         fail(f"the generated token must be long and printed once, in the URL line: {url_lines}")
-    report("0.0.0.0 without --token (in a network namespace of its own): a 128-bit token generated, printed once, 401 without it", since)
+    print("0.0.0.0 without --token (in a network namespace of its own): a 128-bit token generated, printed once, 401 without it")
 
 
-def raw_handshake(port, subprotocol="foxglove.websocket.v1"):
-    """A WebSocket handshake on a plain socket (for a client that then stops reading)."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: {subprotocol}\r\n\r\n").encode())
-    response = b""
-    while b"\r\n\r\n" not in response:
-        chunk = sock.recv(1)
-        if not chunk:
-            fail("the raw handshake was closed")
-        response += chunk
-    if b" 101 " not in response.split(b"\r\n")[0]:
-        fail(f"the raw handshake failed: {response[:200]!r}")
-    return sock
-
-
-def masked_text(text):
-    payload, mask = text.encode(), os.urandom(4)
-    header = bytes([0x81]) + (bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + struct.pack(">H", len(payload)))
-    return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-
-
-def check_hostile(periphery, long_clip, calibration, out):
-    since = time.monotonic()
+def test_live_view_survives_hostile_clients(periphery, serve_clip, processes, tmp_path):
+    # Garbage, binary, unknown operations, bad subscriptions, deep nesting get a status error; too
+    # many of them, or an oversized message, close the client; raw garbage and a silent connection
+    # are dropped; a client that stops reading is cut off; more clients than allowed get 503; the
+    # server serves well-behaved clients throughout.
+    long_clip, calibration, out = serve_clip["long_clip"], serve_clip["calibration"], str(tmp_path)
     port, log = free_port(), os.path.join(out, "hostile.log")
-    process = start([periphery, "run", long_clip, "--realtime", "--calibration", calibration, "--serve", f"127.0.0.1:{port}",
-                     "--out", os.path.join(out, "hostile"), "--weights", WEIGHTS], log, 150)
+    process = processes.start([periphery, "run", long_clip, "--realtime", "--calibration", calibration, "--serve", f"127.0.0.1:{port}",
+                              "--out", os.path.join(out, "hostile"), "--weights", WEIGHTS], log, 150)
     wait_until_serving(port, process, log)
     url = f"ws://127.0.0.1:{port}/"
 
@@ -389,33 +331,9 @@ def check_hostile(periphery, long_clip, calibration, out):
     if "took nothing" not in open(log).read():
         fail(f"a client that never reads was not cut off within 15 s ({log})")
     cut_after = time.monotonic() - t0
-    interrupt(process)
+    processes.signal(process, signal.SIGINT)
     if process.wait(timeout=30) != 0:
         fail(f"the run did not end cleanly after the hostile clients ({log})")
-    report("hostile clients: 9 kinds of bad message answered with an error status, an oversized one closed (1009), "
-           "20 bad ones closed (1008), a 17th client refused (503), raw garbage and a silent connection dropped, "
-           f"a client that never reads cut off after {cut_after:.1f} s; the run ended cleanly", since)
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--periphery", required=True)
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    periphery = os.path.abspath(args.periphery)
-    try:
-        since = time.monotonic()
-        clip, long_clip, calibration = make_clip(periphery, args.out)
-        report("clip made", since)
-        check_foxglove(periphery, clip, calibration, args.out)
-        check_security(periphery, long_clip, calibration, args.out)
-        check_open_address(periphery, long_clip, calibration, args.out)
-        check_hostile(periphery, long_clip, calibration, args.out)
-    finally:
-        stop_all()
-    print(f"serve: passed in {time.monotonic() - began:.0f} s")
-
-
-if __name__ == "__main__":
-    main()
+    print("hostile clients: 9 kinds of bad message answered with an error status, an oversized one closed (1009), "
+          "20 bad ones closed (1008), a 17th client refused (503), raw garbage and a silent connection dropped, "
+          f"a client that never reads cut off after {cut_after:.1f} s; the run ended cleanly")
