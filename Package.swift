@@ -72,9 +72,9 @@ let package = Package(
             dependencies: ["CPeriphery", "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryInference", "PeripheryRun"],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libperiphery.so"])]
         ),
-        // The README's first Swift block, built and run by `make test` (tools/check_readme_example.py).
+        // The README's first Swift block, built and run by `make test` (Tests/e2e/test_readme.py).
         .executableTarget(name: "periphery-example", dependencies: ["Periphery"], path: "Examples/QuickStart"),
-        // The README's live-stream block, run against a UDP stream by tools/check_live.sh.
+        // The README's live-stream block, run against a UDP stream by Tests/e2e/test_live.py.
         .executableTarget(name: "periphery-live-example", dependencies: ["Periphery"], path: "Examples/LiveStream"),
         .testTarget(
             name: "PeripheryCoreTests",

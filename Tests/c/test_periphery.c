@@ -136,7 +136,7 @@ static void check_errors(periphery_engine *engine, periphery_calibration *calibr
     periphery_source_destroy(NULL);
 }
 
-/* Bytes of DRIVE/000000.png ... 000005.png, the frames of the drive tools/check_c_api.sh copies. */
+/* Bytes of DRIVE/000000.png ... 000005.png, the frames of the drive Tests/e2e/test_c_api.py copies. */
 static int64_t drive_frame_bytes(const char *drive) {
     int64_t total = 0;
     char path[4096];

@@ -12,11 +12,10 @@ listens or is read); a path that does not exist; a folder without frames; a vide
 than the calibration given; and two options that do not suit their input (--realtime on a drive,
 --auto-pitch on a video).
 
-Self-contained: the CLI is $PERIPHERY_CLI (default .build/release/periphery), the library the
-release build's .build/release/libPeripheryC.so, and the Python column runs in a child process with
-python/ on PYTHONPATH and PERIPHERY_LIBRARY at that library (the binding's own way of finding a
-build: python/periphery/_library.py), so that no sys.path is edited and all three run the same build.
-Needs ffmpeg.
+The CLI and libPeripheryC.so are conftest's `periphery` and `build_dir`. The Python column runs in a
+child process with python/ on PYTHONPATH and PERIPHERY_LIBRARY at that library (the binding's own way
+of finding a build: python/periphery/_library.py), so that no sys.path is edited and all three run
+the same build. Needs ffmpeg.
 
     pytest Tests/e2e/test_input_opening.py
 """
@@ -34,34 +33,18 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import ROOT, SIDECAR
+
 DRIVE = ROOT / "Tests" / "cli" / "drive"
 # INT8: a quarter of FP32's time, and the frames' results are compared between the three ways only.
 WEIGHTS = ROOT / "Weights" / "safety40-synthetic-int8.safetensors"
 # 640x400: another size than the drive's 320x200 frames.
 OTHER_CALIBRATION = ROOT / "docs" / "sample" / "synthetic" / "calibration.json"
-SIDECAR = "replay-safety40-v1.jsonl"
 THREADS = 2
 # periphery.h's status codes, and the binding's exception class for each (python/periphery/errors.py).
 ERROR_CLASSES = {-1: "InvalidArgumentError", -2: "WeightsError", -3: "CalibrationError", -4: "FrameError",
                  -5: "SourceError", -6: "UnsupportedError", -7: "BusyError", -100: "InternalError"}
 OK, END = 0, 1
-
-
-@pytest.fixture(scope="module")
-def cli() -> Path:
-    path = Path(os.environ.get("PERIPHERY_CLI") or ROOT / ".build" / "release" / "periphery").resolve()
-    if not path.is_file():
-        pytest.fail(f"no periphery CLI at {path}: swift build -c release -Xswiftc -enable-testing, or set PERIPHERY_CLI")
-    return path
-
-
-@pytest.fixture(scope="module")
-def library() -> Path:
-    path = ROOT / ".build" / "release" / "libPeripheryC.so"
-    if not path.is_file():
-        pytest.fail(f"no {path}: swift build -c release -Xswiftc -enable-testing")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -220,8 +203,8 @@ def through_python(library: Path, source: str, options: dict) -> dict:
 
 
 @pytest.mark.parametrize("case, key, options, expected", CASES, ids=[case[0] for case in CASES])
-def test_the_cli_the_c_api_and_python_open_an_input_alike(cli, library, inputs, tmp_path, case, key, options, expected):
-    source = inputs[key]
+def test_the_cli_the_c_api_and_python_open_an_input_alike(periphery, build_dir, inputs, tmp_path, case, key, options, expected):
+    source, cli, library = inputs[key], periphery, build_dir / "libPeripheryC.so"
     by_cli = through_cli(cli, source, options, tmp_path / "cli")
     by_c = through_c(_c_library(library), source, options)
     by_python = through_python(library, source, options)
