@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Periphery", targets: ["Periphery"]),
         .library(name: "PeripheryCore", targets: ["PeripheryCore"]),
         .library(name: "PeripheryGeometry", targets: ["PeripheryGeometry"]),
+        .library(name: "PeripheryEvents", targets: ["PeripheryEvents"]),
         .library(name: "PeripheryRendering", targets: ["PeripheryRendering"]),
         .library(name: "PeripheryIO", targets: ["PeripheryIO"]),
         .library(name: "PeripherySynthetic", targets: ["PeripherySynthetic"]),
@@ -20,6 +21,9 @@ let package = Package(
     targets: [
         .target(name: "PeripheryCore"),
         .target(name: "PeripheryGeometry", dependencies: ["PeripheryCore"]),
+        // Safety events over the tracks (docs/guides/events.md): in-path lead, time to collision,
+        // headway, forward-collision, close-following and cut-in events.
+        .target(name: "PeripheryEvents", dependencies: ["PeripheryCore"]),
         .target(name: "PeripheryRendering", dependencies: ["PeripheryCore", "PeripheryGeometry"]),
         .systemLibrary(name: "CLibPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
@@ -59,8 +63,8 @@ let package = Package(
         .target(
             name: "Periphery",
             dependencies: [
-                "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic", "PeripheryInference",
-                "PeripheryRun", "PeripheryServer",
+                "PeripheryCore", "PeripheryGeometry", "PeripheryEvents", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic",
+                "PeripheryInference", "PeripheryRun", "PeripheryServer",
             ]
         ),
         .executableTarget(name: "periphery-cli", dependencies: ["Periphery"]),

@@ -23,7 +23,7 @@ if [ ! -x "$DOCC" ]; then
     exit 1
 fi
 
-MODULES=(Periphery PeripheryCore PeripheryGeometry PeripheryRendering PeripheryIO PeripherySynthetic PeripheryInference PeripheryRun
+MODULES=(Periphery PeripheryCore PeripheryEvents PeripheryGeometry PeripheryRendering PeripheryIO PeripherySynthetic PeripheryInference PeripheryRun
     PeripheryServer)
 OUT=.build/docs
 GRAPHS=$OUT/symbol-graphs

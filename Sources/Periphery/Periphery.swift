@@ -1,5 +1,6 @@
 // The umbrella module: one import gives a program the whole pipeline (docs: README, "Modules").
 @_exported import PeripheryCore
+@_exported import PeripheryEvents
 @_exported import PeripheryGeometry
 @_exported import PeripheryIO
 @_exported import PeripheryInference

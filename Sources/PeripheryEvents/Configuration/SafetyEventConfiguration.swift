@@ -1,0 +1,90 @@
+/// Every threshold of the safety events (`docs/guides/events.md`): the ego's geometry, the path
+/// corridor, how closing speed and acceleration are estimated, and the three events' rules.
+///
+/// Distances are metres, times seconds, speeds m/s, accelerations m/s². The defaults, and where
+/// each comes from, are in `docs/guides/events.md#defaults-and-their-sources`; `validate()` (which
+/// `SafetyEventDetector` calls) rejects negative and absurd values, naming the field.
+public struct SafetyEventConfiguration: Sendable, Hashable {
+    /// Forward distance from the vehicle origin (where the tracks' boxes are measured from) to the
+    /// ego's front bumper; ranges are measured from it. 3.7 m is the synthetic world's ego
+    /// (`ego_front_m` in its `truth.json`).
+    public var egoFrontMetres = 3.7
+    /// Width of the corridor around the predicted path in which a vehicle is in path: one lane.
+    public var corridorWidthMetres = 3.6
+    /// Farthest range at which a vehicle is in path.
+    public var maximumRangeMetres = 60.0
+    /// Below this ego speed the ego counts as stopped: its path is straight and time headway is none.
+    public var minimumMovingSpeed = 1.0
+    /// Span of the range history that closing speed and acceleration are fitted over.
+    public var kinematicsWindowSeconds = 2.0
+    /// Shortest history span over which a closing acceleration is fitted; shorter histories give a
+    /// closing speed alone.
+    public var accelerationMinimumSpanSeconds = 1.5
+    /// The fitted closing acceleration enters the time to collision only when it is at least this
+    /// many standard errors away from zero (0: always).
+    public var accelerationSignificance = 2.0
+    /// Closing accelerations are clamped to ± this.
+    public var maximumClosingAcceleration = 10.0
+    /// The forward-collision warning's rules.
+    public var forwardCollision = ForwardCollision()
+    /// The close-following event's rules.
+    public var closeFollowing = CloseFollowing()
+    /// The cut-in event's rules.
+    public var cutIn = CutIn()
+
+    /// Creates the default configuration; adjust fields afterwards.
+    public init() {}
+
+    /// When a forward-collision warning starts and ends.
+    public struct ForwardCollision: Sendable, Hashable {
+        /// The warning is on while the in-path lead's time to collision is at or under this.
+        public var timeToCollisionSeconds = 3.0
+        /// Once on, the warning holds until the time to collision exceeds the threshold by this much.
+        public var hysteresisSeconds = 0.5
+        /// No warning while the ego is slower than this (or its speed is unknown).
+        public var minimumEgoSpeed = 5.0
+        /// No warning starts while the lead closes in slower than this.
+        public var minimumClosingSpeed = 1.0
+        /// Consecutive frames, on the same lead, that a warning needs before it starts.
+        public var confirmationFrames = 3
+        /// No warning starts within this time after the previous one ended.
+        public var refractorySeconds = 5.0
+
+        /// Creates the default rules.
+        public init() {}
+    }
+
+    /// When a close-following event starts and ends.
+    public struct CloseFollowing: Sendable, Hashable {
+        /// Following is close while the time headway to the in-path lead is under this.
+        public var headwaySeconds = 1.0
+        /// Once close, following stays close until the headway exceeds the threshold by this much.
+        public var hysteresisSeconds = 0.2
+        /// How long following must stay close, on the same lead, before the event starts.
+        public var minimumDurationSeconds = 5.0
+        /// No event while the ego is slower than this (or its speed is unknown).
+        public var minimumEgoSpeed = 11.2
+
+        /// Creates the default rules.
+        public init() {}
+    }
+
+    /// When a cut-in event starts and ends.
+    public struct CutIn: Sendable, Hashable {
+        /// A vehicle cuts in when it enters the corridor at a range of at most this.
+        public var maximumRangeMetres = 25.0
+        /// A vehicle counts as outside the corridor only beyond its edge by this much, so that one
+        /// riding the edge does not cut in again and again.
+        public var lateralMarginMetres = 0.3
+        /// Consecutive frames a vehicle must be seen outside, and then inside, the corridor.
+        public var confirmationFrames = 3
+        /// A cut-in ends this long after it started, or earlier when the vehicle leaves the corridor
+        /// or is lost.
+        public var durationSeconds = 2.0
+        /// No cut-in starts while the ego is slower than this (or its speed is unknown).
+        public var minimumEgoSpeed = 5.0
+
+        /// Creates the default rules.
+        public init() {}
+    }
+}

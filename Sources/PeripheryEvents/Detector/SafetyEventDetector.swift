@@ -1,0 +1,192 @@
+import PeripheryCore
+
+/// The safety events of a stream of frames: fed each frame's confirmed tracks and ego motion, it
+/// finds the in-path lead, its time to collision and headway, and starts, updates and ends
+/// forward-collision, close-following and cut-in events (`docs/guides/events.md`).
+///
+/// A value type, stepped once per frame in time order like the tracker it follows. Without ego
+/// motion (`ego` nil, invalid or spanning no time) the ego's speed is unknown: the path is straight,
+/// there is no headway, and no event starts, since none can check its minimum ego speed; ranges,
+/// closing speeds and times to collision are still measured, as they need no ego motion.
+public struct SafetyEventDetector: Sendable {
+    /// The rules it runs by.
+    public let configuration: SafetyEventConfiguration
+    /// Every event that has ended, in the order they ended.
+    public internal(set) var finishedEvents: [SafetyEvent] = []
+
+    /// Per track: recent ranges.
+    var histories: [Int: RangeHistory] = [:]
+    /// Per track: where it has been relative to the corridor.
+    var lateral: [Int: LateralHistory] = [:]
+    var forwardCollision: OpenEvent?
+    var forwardCollisionCandidate: EventCandidate?
+    /// When the last forward-collision warning ended, for the refractory period.
+    var lastForwardCollisionEnd: Double?
+    var closeFollowing: OpenEvent?
+    var closeFollowingCandidate: EventCandidate?
+    /// Open cut-ins by track id.
+    var cutIns: [Int: OpenEvent] = [:]
+    var worstTimeToCollision: SustainedMinimum
+    var worstHeadway: SustainedMinimum
+    /// The last finite frame time.
+    var lastTimestamp: Double?
+    /// The sum of the forward steps between frames.
+    var elapsedSeconds = 0.0
+
+    /// Slack in comparisons of elapsed time, for timestamps such as 0.1·k that do not add up exactly.
+    static let timeTolerance = 1e-9
+
+    /// A detector with the default configuration.
+    public init() {
+        self.init(validated: SafetyEventConfiguration())
+    }
+
+    /// A detector with `configuration`.
+    ///
+    /// - Throws: `SafetyEventConfigurationError` naming a field that is not finite or out of its range.
+    public init(configuration: SafetyEventConfiguration) throws(SafetyEventConfigurationError) {
+        try configuration.validate()
+        self.init(validated: configuration)
+    }
+
+    private init(validated configuration: SafetyEventConfiguration) {
+        self.configuration = configuration
+        worstTimeToCollision = SustainedMinimum(frames: configuration.forwardCollision.confirmationFrames)
+        worstHeadway = SustainedMinimum(frames: configuration.forwardCollision.confirmationFrames)
+    }
+
+    /// Takes in one frame: its time (seconds), the ego's motion since the previous frame, the
+    /// confirmed tracks after it and whether the tracker was reset before it.
+    ///
+    /// A tracker reset, or a time that does not move forward, ends every event that is on (its
+    /// track ids may now name other vehicles) and forgets every track's history; a non-finite time
+    /// does the same and gives no lead.
+    public mutating func update(timestamp: Double, ego delta: EgoDelta?, tracks: [TrackedVehicle], trackerReset: Bool = false) -> SafetyAssessment {
+        var reports: [SafetyEventReport] = []
+        guard timestamp.isFinite else {
+            if let last = lastTimestamp { reports = endAll(at: last, withLatestFigures: false) }
+            forgetTracks()
+            return SafetyAssessment(timestamp: timestamp, ego: nil, path: .straight, lead: nil, inPathTracks: [], reports: reports)
+        }
+        if let last = lastTimestamp, timestamp <= last {
+            // Another clock, or a restarted one: its times cannot be compared with the old ones.
+            reports = endAll(at: last, withLatestFigures: false)
+            forgetTracks()
+            lastForwardCollisionEnd = nil
+        } else if trackerReset {
+            reports = endAll(at: timestamp, withLatestFigures: false)
+            forgetTracks()
+        }
+        if let last = lastTimestamp, timestamp > last { elapsedSeconds += timestamp - last }
+        lastTimestamp = timestamp
+
+        let ego = delta.flatMap(EgoMotion.init)
+        let path = PredictedPath(ego: ego, minimumMovingSpeed: configuration.minimumMovingSpeed)
+        let figures = measure(tracks, at: timestamp, ego: ego, path: path)
+        let inPath = figures.values.filter(\.inPath).sorted { ($0.range, $0.track) < ($1.range, $1.track) }
+        let lead = inPath.first
+
+        reports += updateForwardCollision(at: timestamp, lead: lead, ego: ego, figures: figures)
+        reports += updateCloseFollowing(at: timestamp, lead: lead, ego: ego, figures: figures)
+        reports += updateCutIns(at: timestamp, ego: ego, figures: figures)
+        updateWorstFigures(lead: lead, ego: ego)
+        return SafetyAssessment(
+            timestamp: timestamp, ego: ego, path: path, lead: lead?.leadMeasurement, inPathTracks: inPath.map(\.track), reports: reports)
+    }
+
+    /// Ends every event that is still on, at the last frame's time, with its vehicle's figures at
+    /// the last frame that saw it; the end of a run. Returns their `end` reports.
+    public mutating func finish() -> [SafetyEventReport] {
+        guard let last = lastTimestamp else { return [] }
+        forwardCollisionCandidate = nil
+        closeFollowingCandidate = nil
+        for track in lateral.keys { lateral[track]?.entry = nil }
+        return endAll(at: last, withLatestFigures: true)
+    }
+
+    /// Forgets everything, finished events included: a fresh detector with the same configuration.
+    public mutating func reset() {
+        self = SafetyEventDetector(validated: configuration)
+    }
+
+    /// The run so far: the finished events (call `finish()` first to count those still on), the
+    /// worst figures, and rates per `durationSeconds` (by default the time the frames spanned).
+    public func summary(durationSeconds: Double? = nil) -> SafetyEventSummary {
+        SafetyEventSummary(
+            events: finishedEvents, durationSeconds: durationSeconds ?? elapsedSeconds,
+            minimumTimeToCollision: worstTimeToCollision.minimum, minimumHeadway: worstHeadway.minimum)
+    }
+
+    /// Every track's figures at this frame; the range histories of tracks no longer reported are dropped.
+    private mutating func measure(_ tracks: [TrackedVehicle], at t: Double, ego: EgoMotion?, path: PredictedPath) -> [Int: TrackFigures] {
+        let c = configuration
+        var figures: [Int: TrackFigures] = [:]
+        var kept: [Int: RangeHistory] = [:]
+        for track in tracks {
+            let range = track.box.bumperRange(egoFront: c.egoFrontMetres)
+            let offset = path.lateralOffset(x: track.box.x, y: track.box.y)
+            guard range.isFinite, offset.isFinite else { continue }
+            var history = histories[track.id] ?? RangeHistory()
+            history.append(t: t, range: range, window: c.kinematicsWindowSeconds)
+            kept[track.id] = history
+            let closing = history.closing(configuration: c)
+            let inCorridor = abs(offset) <= c.corridorWidthMetres / 2
+            figures[track.id] = TrackFigures(
+                track: track.id, range: range, lateralOffset: offset, inCorridor: inCorridor,
+                inPath: inCorridor && range > 0 && range <= c.maximumRangeMetres, closing: closing,
+                timeToCollision: closing.flatMap {
+                    CollisionTiming.timeToCollision(range: range, closingSpeed: $0.speed, closingAcceleration: $0.acceleration)
+                },
+                headway: ego.flatMap { CollisionTiming.headway(range: range, egoSpeed: $0.speed, minimumSpeed: c.minimumMovingSpeed) })
+        }
+        histories = kept
+        return figures
+    }
+
+    /// Ends every open event at `t`: with the figures of the last frame that saw each vehicle, or
+    /// with none (after a reset the ids no longer name the same vehicles).
+    private mutating func endAll(at t: Double, withLatestFigures: Bool) -> [SafetyEventReport] {
+        var open: [OpenEvent] = []
+        if let event = forwardCollision {
+            open.append(event)
+            lastForwardCollisionEnd = t
+        }
+        if let event = closeFollowing { open.append(event) }
+        open += cutIns.keys.sorted().compactMap { cutIns[$0] }
+        forwardCollision = nil
+        closeFollowing = nil
+        cutIns.removeAll()
+        return open.map { end($0, at: t, figures: withLatestFigures ? $0.latest : nil) }
+    }
+
+    /// Records `event` as finished at `t` and returns its `end` report.
+    mutating func end(_ event: OpenEvent, at t: Double, figures: TrackFigures?) -> SafetyEventReport {
+        var event = event
+        event.add(figures)
+        finishedEvents.append(event.finished(at: t))
+        return event.report(.end, figures: figures)
+    }
+
+    private mutating func forgetTracks() {
+        histories.removeAll()
+        lateral.removeAll()
+        forwardCollisionCandidate = nil
+        closeFollowingCandidate = nil
+        worstTimeToCollision.interrupt()
+        worstHeadway.interrupt()
+    }
+
+    private mutating func updateWorstFigures(lead: TrackFigures?, ego: EgoMotion?) {
+        let speed = ego?.speed ?? -.infinity
+        if let lead, speed >= configuration.forwardCollision.minimumEgoSpeed, let ttc = lead.timeToCollision {
+            worstTimeToCollision.add(track: lead.track, value: ttc)
+        } else {
+            worstTimeToCollision.interrupt()
+        }
+        if let lead, speed >= configuration.closeFollowing.minimumEgoSpeed, let headway = lead.headway {
+            worstHeadway.add(track: lead.track, value: headway)
+        } else {
+            worstHeadway.interrupt()
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// One track's recent ranges, and the closing speed and acceleration fitted to them.
+///
+/// The fit is least squares over the samples of the last `kinematicsWindowSeconds`: a straight line
+/// (closing speed only) while the history is short, a parabola (speed at the newest sample and
+/// acceleration) once it spans `accelerationMinimumSpanSeconds`. The range is measured afresh in
+/// every frame's ego frame, so its rate is the closing speed itself, whatever the ego's speed
+/// estimate says; the fit is both the differentiator and the filter.
+struct RangeHistory: Sendable {
+    /// Fewest samples for a closing speed.
+    static let minimumSpeedSamples = 3
+    /// Fewest samples for a closing acceleration: two more than the parabola's three parameters,
+    /// so that the residuals give its standard error.
+    static let minimumAccelerationSamples = 5
+
+    /// `(t, range)`, oldest first.
+    private(set) var samples: [SIMD2<Double>] = []
+
+    /// Adds a sample and drops those older than `window` seconds before it.
+    mutating func append(t: Double, range: Double, window: Double) {
+        guard t.isFinite, range.isFinite else { return }
+        samples.append(SIMD2(t, range))
+        // A hair of slack keeps a sample exactly `window` old despite rounding in the timestamps.
+        samples.removeAll { t - $0.x > window + 1e-9 }
+    }
+
+    /// The closing kinematics at the newest sample, `nil` with fewer than three samples or no time
+    /// between them.
+    func closing(configuration: SafetyEventConfiguration) -> ClosingKinematics? {
+        guard samples.count >= Self.minimumSpeedSamples, let newest = samples.last, let oldest = samples.first else { return nil }
+        let span = newest.x - oldest.x
+        guard span > 0 else { return nil }
+        if span >= configuration.accelerationMinimumSpanSeconds, samples.count >= Self.minimumAccelerationSamples,
+            let parabola = fitParabola(at: newest.x)
+        {
+            let limit = configuration.maximumClosingAcceleration
+            if abs(parabola.acceleration) > configuration.accelerationSignificance * parabola.accelerationError {
+                return ClosingKinematics(speed: parabola.speed, acceleration: min(max(parabola.acceleration, -limit), limit))
+            }
+        }
+        // Without a telling acceleration the straight line is the better speed: the parabola's
+        // slope at its end is several times noisier.
+        return fitLine().map { ClosingKinematics(speed: $0, acceleration: nil) }
+    }
+
+    /// The closing speed of the least-squares line, `nil` when all samples share one time.
+    private func fitLine() -> Double? {
+        let n = Double(samples.count)
+        let meanT = samples.reduce(0) { $0 + $1.x } / n
+        let meanR = samples.reduce(0) { $0 + $1.y } / n
+        var stt = 0.0, str = 0.0
+        for s in samples {
+            stt += (s.x - meanT) * (s.x - meanT)
+            str += (s.x - meanT) * (s.y - meanR)
+        }
+        guard stt > 1e-12 else { return nil }
+        return -str / stt
+    }
+
+    /// The least-squares parabola `R = c0 + c1·u + c2·u²` in `u = t − mean(t)`: its closing speed at
+    /// `t`, its closing acceleration and that acceleration's standard error.
+    private func fitParabola(at t: Double) -> (speed: Double, acceleration: Double, accelerationError: Double)? {
+        let n = Double(samples.count)
+        let meanT = samples.reduce(0) { $0 + $1.x } / n
+        // Normal equations; centring makes Σu zero and keeps them well conditioned.
+        var s2 = 0.0, s3 = 0.0, s4 = 0.0, b0 = 0.0, b1 = 0.0, b2 = 0.0
+        for s in samples {
+            let u = s.x - meanT, u2 = u * u
+            s2 += u2
+            s3 += u2 * u
+            s4 += u2 * u2
+            b0 += s.y
+            b1 += u * s.y
+            b2 += u2 * s.y
+        }
+        // The inverse of [[n, 0, s2], [0, s2, s3], [s2, s3, s4]] by cofactors (it is symmetric).
+        let c00 = s2 * s4 - s3 * s3, c01 = s2 * s3, c02 = -s2 * s2
+        let c11 = n * s4 - s2 * s2, c12 = -n * s3, c22 = n * s2
+        let determinant = n * c00 + s2 * c02
+        guard determinant > 1e-12 * max(1, n * s2 * s4) else { return nil }
+        let k0 = (c00 * b0 + c01 * b1 + c02 * b2) / determinant
+        let k1 = (c01 * b0 + c11 * b1 + c12 * b2) / determinant
+        let k2 = (c02 * b0 + c12 * b1 + c22 * b2) / determinant
+        var residuals = 0.0
+        for s in samples {
+            let u = s.x - meanT
+            let r = s.y - (k0 + k1 * u + k2 * u * u)
+            residuals += r * r
+        }
+        let variance = residuals / (n - 3)
+        let u = t - meanT
+        return (speed: -(k1 + 2 * k2 * u), acceleration: -2 * k2, accelerationError: 2 * (variance * c22 / determinant).squareRoot())
+    }
+}
