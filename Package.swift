@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "CInt8Kernels"),
         .target(
             name: "PeripheryInference",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "COpenBLAS", "CInt8Kernels"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryEvents", "COpenBLAS", "CInt8Kernels"],
             resources: [.copy("Resources/Conformance")]
         ),
         // A run above the engine: an input opened (`FrameInput`), the session over its frames and the

@@ -3,6 +3,7 @@ import PeripheryTestSupport
 import Testing
 
 @testable import PeripheryCore
+@testable import PeripheryEvents
 @testable import PeripheryGeometry
 @testable import PeripheryIO
 @testable import PeripheryInference
@@ -52,6 +53,39 @@ import Testing
         let nan = try engine.process(frame(t: .nan, ego: EgoDelta(dt: 0.1)))
         #expect(nan.trackerReset && nan.tracks.isEmpty)
         #expect(try engine.process(frame(t: 12.1, ego: EgoDelta(dt: 0.1))).trackerReset, "after a NaN timestamp")
+    }
+
+    /// The engine's safety output is what an event detector makes of the engine's own timestamps,
+    /// ego motion, confirmed tracks and resets; a reset engine's events start afresh.
+    @Test func safetyEventsFollowTheTracker() throws {
+        engine.reset()
+        var reference = SafetyEventDetector()
+        let egos: [EgoDelta?] = [nil, EgoDelta(dx: 2, dt: 0.1), EgoDelta(dx: 2, dt: 0.1), nil, EgoDelta(dx: 2, dt: 0.1)]
+        for (k, ego) in egos.enumerated() {
+            let t = 20 + Double(k) / 10
+            let result = try engine.process(frame(t: t, ego: ego))
+            #expect(result.safety == reference.update(timestamp: t, ego: ego, tracks: result.tracks, trackerReset: result.trackerReset))
+            #expect(result.safety.timestamp == t)
+            #expect(result.safety.ego?.speed == ego.map { _ in 20 })
+        }
+        #expect(abs(engine.eventSummary().durationSeconds - 0.4) <= 1e-9)
+        #expect(engine.finishEvents() == reference.finish())
+        engine.reset()
+        #expect(engine.eventSummary().durationSeconds == 0)
+    }
+
+    @Test func eventConfigurationIsValidatedBeforeItIsUsed() throws {
+        var configuration = SafetyEventConfiguration()
+        configuration.forwardCollision.timeToCollisionSeconds = 2.6
+        try engine.configureEvents(configuration)
+        #expect(engine.eventConfiguration == configuration)
+        var bad = configuration
+        bad.corridorWidthMetres = 30
+        let tooWide = SafetyEventConfigurationError.invalidField(
+            "corridorWidthMetres", value: 30, expected: "more than 0 and at most the grid's width, 20.0 m")
+        #expect(throws: tooWide) { try engine.configureEvents(bad) }
+        #expect(engine.eventConfiguration == configuration)
+        try engine.configureEvents(SafetyEventConfiguration())
     }
 
     @Test func rejectsAFrameThatDoesNotMatchItsIntrinsics() throws {

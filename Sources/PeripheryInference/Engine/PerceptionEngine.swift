@@ -1,5 +1,6 @@
 import Dispatch
 import PeripheryCore
+import PeripheryEvents
 import PeripheryGeometry
 
 /// One camera frame and what is known about it when it arrives.
@@ -42,7 +43,7 @@ public struct PerceptionTimings: Sendable, Hashable {
     public var inference: Double
     /// The detector's stages within `inference`.
     public var detector: DetectorTimings
-    /// Tracker step.
+    /// Tracker step and the safety events after it.
     public var track: Double
 
     /// Sum of all stages.
@@ -61,6 +62,10 @@ public struct PerceptionResult: Sendable {
     public var rebuilt: Bool
     /// Whether the tracker was reset before this frame (reference reset rules).
     public var trackerReset: Bool
+    /// The frame's safety output: the in-path lead with its time to collision and headway, and a
+    /// report for each safety event that starts, stays on or ends at this frame
+    /// (`docs/guides/events.md`).
+    public var safety: SafetyAssessment
     /// Per-stage timings.
     public var timings: PerceptionTimings
 }
@@ -77,12 +82,15 @@ public enum PerceptionError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// The whole per-frame pipeline: calibrate → crop → preprocess → detect → decode → track.
+/// The whole per-frame pipeline: calibrate → crop → preprocess → detect → decode → track → safety
+/// events.
 ///
 /// Calibration and ProjectionLUT are rebuilt only when `RebuildPolicy` says so. The tracker is
 /// reset, and fed `EgoDelta(dt: 0)`, when the reference resets it (`docs/reference/tracker.md#86-ego-motion-for-the-tracker`): no previous
 /// frame, no or invalid ego motion, a frame interval ≤ 0 or > 1 s, or an ego `dt` more than 20 ms
 /// off the interval. A frame with a non-finite timestamp resets the tracker and reports no tracks.
+/// A `SafetyEventDetector` follows the tracker, fed the frame's timestamp, its ego motion and the
+/// confirmed tracks, and restarts with it (`docs/guides/events.md`).
 /// One engine per thread; it reuses all its buffers across frames. Engines built from one
 /// `Safety40Weights` share it read-only and run in parallel with the results of each alone
 /// (`ConcurrencyTests`); OpenBLAS's thread count is process-wide, and every engine sets it to 1.
@@ -92,6 +100,7 @@ public final class PerceptionEngine {
     private let detector: Detector
     private let preprocessor: Preprocessor
     private var replay: TrackerReplay
+    private var events = SafetyEventDetector()
     private var current: (calibration: CameraCalibration, lut: ProjectionLUT)?
 
     /// Estimates the mount pitch from the frames while driving (`MountCalibrator`), when set.
@@ -138,9 +147,35 @@ public final class PerceptionEngine {
     /// Tracker counters so far.
     public var counters: TrackerCounters { replay.tracker.counters }
 
-    /// Forgets all tracks, the previous frame and the calibration built for it.
+    /// The rules of the safety events; the defaults until `configureEvents(_:)` replaces them.
+    public var eventConfiguration: SafetyEventConfiguration { events.configuration }
+
+    /// Replaces the rules of the safety events. The events start afresh: those on are dropped
+    /// without an end, and the finished ones are forgotten.
+    ///
+    /// - Throws: `SafetyEventConfigurationError` naming a field out of its range; the rules in use
+    ///   are then kept.
+    public func configureEvents(_ configuration: SafetyEventConfiguration) throws(SafetyEventConfigurationError) {
+        events = try SafetyEventDetector(configuration: configuration)
+    }
+
+    /// Ends the safety events still on, at the last frame's time; the end of a run. Returns their
+    /// `end` reports, for the outputs to write.
+    public func finishEvents() -> [SafetyEventReport] {
+        events.finish()
+    }
+
+    /// The safety events of the frames so far (since the engine was built or reset): counts, rates
+    /// per `durationSeconds` (by default the time the frames spanned) and the worst figures. Call
+    /// `finishEvents()` first to count the events still on.
+    public func eventSummary(durationSeconds: Double? = nil) -> SafetyEventSummary {
+        events.summary(durationSeconds: durationSeconds)
+    }
+
+    /// Forgets all tracks, the previous frame, the calibration built for it and the safety events.
     public func reset() {
         replay.reset()
+        events.reset()
         // The calibration too, so that a reset engine gives what a fresh one gives (`RebuildPolicy`
         // would keep a nearly equal old calibration).
         current = nil
@@ -200,9 +235,10 @@ public final class PerceptionEngine {
         timings.inference = lap()
 
         let (tracks, reset) = replay.step(TrackerInput(t: frame.timestamp, ego: frame.ego, detections: detections))
+        let safety = events.update(timestamp: frame.timestamp, ego: frame.ego, tracks: tracks, trackerReset: reset)
         timings.track = lap()
         return PerceptionResult(
-            detections: detections, tracks: tracks, calibration: calibration, rebuilt: rebuilt, trackerReset: reset,
+            detections: detections, tracks: tracks, calibration: calibration, rebuilt: rebuilt, trackerReset: reset, safety: safety,
             timings: timings)
     }
 }
