@@ -9,6 +9,10 @@ import PeripheryGeometry
 /// `scene(at:)` gives the scene of one moment in the ego's vehicle frame (with a `WorldPlacement`
 /// so that road markings curve and textures stay fixed to the world); `ego(at:)` gives the ego's
 /// motion, from which a recorder's gyro, accelerometer and GPS are simulated.
+///
+/// With a scripted `scenario` the road is straight, the ego holds its lane centre at the scenario's
+/// speed without wander, and a lead vehicle (`leadID`) follows the script; the rest of the traffic is
+/// the seed's, less the vehicles that would come between the ego and the lead or touch the lead.
 public struct SyntheticDrive: Sendable {
     /// One moment of the ego vehicle.
     public struct EgoState: Sendable, Hashable {
@@ -40,6 +44,18 @@ public struct SyntheticDrive: Sendable {
         var speed: Double
         /// Lateral offset from the centreline.
         var d: Double
+        /// The scenario that scripts this vehicle's motion (the scripted lead alone), and the
+        /// lateral offset it starts from (a cut-in starts in the adjacent lane and ends at `d`).
+        var script: SyntheticScenario? = nil
+        var laneChangeFrom = 0.0
+
+        /// Arc length, lateral offset and heading relative to the road at time `t`.
+        func place(at t: Double) -> (s: Double, d: Double, heading: Double) {
+            guard let script else { return (s + speed * t, d, facesBack ? .pi : 0) }
+            let along = script.leadMotion(at: t), lane = script.laneChange(at: t)
+            let shift = d - laneChangeFrom
+            return (s + along.travel, laneChangeFrom + shift * lane.share, atan2(shift * lane.rate, along.speed))
+        }
     }
 
     /// A roadside object, placed by road coordinates.
@@ -57,29 +73,40 @@ public struct SyntheticDrive: Sendable {
     package let centreline: RoadCentreline
     /// The ego's speed along the road, m/s.
     public let egoSpeed: Double
+    /// The scripted scenario; nil for a drive without one (the same drive as `free`).
+    public let scenario: SyntheticScenario?
+    /// The traffic index of the scripted lead (the `id` its labels carry); nil without one.
+    public let leadID: Int?
+    /// The lateral offset of the ego's lane centre, which a scripted ego holds; nil: the ego wanders about d = 0.
+    let heldLane: Double?
     let template: SyntheticScene
     let movers: [Mover]
     let props: [Prop]
     let wander: (amplitude: Double, period: Double, phase: Double)
     let bumps: [(amplitude: Double, frequency: Double, phase: Double)]
 
-    /// Draws a drive of `duration` seconds.
+    /// Draws a drive of `duration` seconds, scripted by `scenario` when one is given (`free` and
+    /// nil give the same drive).
     ///
     /// Speeds are 9–22 m/s; the road alternates straights of 60–250 m with curves of radius
     /// 250–900 m (either way, 20–45° of turn); the body pitches by two sinusoids of 0.05–0.25° at
     /// 0.7–2.5 Hz. Vehicles in the ego's lane drive a little faster than the ego and start ahead of
     /// it, so that nothing runs into it.
-    public init(seed: UInt64, duration: Double, sampler: SceneSampler = SceneSampler()) {
+    public init(seed: UInt64, duration: Double, scenario: SyntheticScenario? = nil, sampler: SceneSampler = SceneSampler()) {
         var rng = SyntheticRandom(seed: SyntheticRandom.mix(seed ^ 0xD21FE))
         self.seed = seed
         self.duration = duration
+        self.scenario = scenario
         let scene = sampler.scene(seed: seed)
         // The single-frame scene supplies lanes, colours and sun; props and traffic are laid out anew.
         var template = scene
         template.props = []
         template.vehicles = []
         self.template = template
-        egoSpeed = rng.uniform(9, 22)
+        // Drawn even when the scenario sets it, so that the rest of the seed's draws stay the same.
+        let drawnSpeed = rng.uniform(9, 22)
+        let script = scenario.flatMap { $0.isScripted ? $0 : nil }
+        egoSpeed = script?.egoSpeed ?? drawnSpeed
         let length = egoSpeed * duration + 400
         var layout: [(length: Double, curvature: Double)] = [(rng.uniform(40, 120), 0)]
         var total = layout[0].length
@@ -91,20 +118,33 @@ public struct SyntheticDrive: Sendable {
             layout.append((straight, 0))
             total += arc + straight
         }
-        centreline = RoadCentreline(layout)
+        // NHTSA's tests run on a straight, flat track: a scripted drive's road is one straight as long as the layout.
+        centreline = script == nil ? RoadCentreline(layout) : RoadCentreline([(total, 0)])
         wander = (rng.uniform(0.05, 0.2), rng.uniform(8, 16), rng.uniform(0, 2 * .pi))
         bumps = (0..<2).map { _ in
             (rng.uniform(0.05, 0.25) * .pi / 180, rng.uniform(0.7, 2.5), rng.uniform(0, 2 * .pi))
         }
         let road = template.road
         props = SyntheticDrive.layProps(&rng, road: road, length: total)
-        movers = SyntheticDrive.layTraffic(&rng, road: road, length: total, egoSpeed: egoSpeed)
+        let traffic = SyntheticDrive.layTraffic(&rng, road: road, length: total, egoSpeed: egoSpeed)
+        guard let script else {
+            movers = traffic
+            leadID = nil
+            heldLane = nil
+            return
+        }
+        let lane = SyntheticDrive.egoLaneCentre(road)
+        let lead = SyntheticDrive.scriptedLead(script, seed: seed, road: road, egoLane: lane)
+        movers = SyntheticDrive.clearing(traffic, around: lead, egoLane: lane, egoSpeed: egoSpeed, duration: duration) + [lead]
+        leadID = movers.count - 1
+        heldLane = lane
     }
 
     /// The ego at time `t`.
     public func ego(at t: Double) -> EgoState {
         func place(_ t: Double) -> (SIMD2<Double>, Double, Double) {
             let s = 20 + egoSpeed * t
+            if let heldLane { return (centreline.point(s: s, d: heldLane), centreline.pose(at: s).heading, s) }
             let d = wander.amplitude * sin(2 * .pi * t / wander.period + wander.phase)
             let slope = wander.amplitude * 2 * .pi / wander.period * cos(2 * .pi * t / wander.period + wander.phase) / egoSpeed
             return (centreline.point(s: s, d: d), centreline.pose(at: s).heading + atan(slope), s)
@@ -149,11 +189,8 @@ public struct SyntheticDrive: Sendable {
         }
         var traffic: [Int] = []
         for (index, mover) in movers.enumerated() {
-            let along = mover.s + mover.speed * t
-            guard abs(along - ego.s - 70) < 110 else { continue }
-            let p = local(centreline.point(s: along, d: mover.d))
-            guard inView(p, margin: mover.size.x) else { continue }
-            let yaw = RoadCentreline.wrapped(centreline.pose(at: along).heading - ego.heading + (mover.facesBack ? .pi : 0))
+            let (p, yaw, along) = pose(of: mover, at: t, ego: ego)
+            guard abs(along - ego.s - 70) < 110, inView(p, margin: mover.size.x) else { continue }
             scene.vehicles.append(
                 SyntheticVehicle(
                     vehicleClass: mover.vehicleClass, x: p.x, y: p.y, yaw: yaw, size: mover.size, paint: mover.paint,
@@ -164,6 +201,15 @@ public struct SyntheticDrive: Sendable {
             centreline: centreline, position: ego.position, heading: ego.heading,
             window: (ego.s - 40)...(ego.s + 400), textureSeed: seed)
         return (scene, traffic)
+    }
+
+    /// A mover's footprint centre and yaw at `t` in the vehicle frame of `ego` (the ego at `t`), and its arc length.
+    func pose(of mover: Mover, at t: Double, ego: EgoState) -> (centre: SIMD2<Double>, yaw: Double, along: Double) {
+        let place = mover.place(at: t)
+        let r = centreline.point(s: place.s, d: place.d) - ego.position
+        let c = cos(ego.heading), s = sin(ego.heading)
+        let yaw = RoadCentreline.wrapped(centreline.pose(at: place.s).heading - ego.heading + place.heading)
+        return (SIMD2(c * r.x + s * r.y, -s * r.x + c * r.y), yaw, place.s)
     }
 
     static func layProps(_ rng: inout SyntheticRandom, road: SyntheticRoad, length: Double) -> [Prop] {

@@ -6,50 +6,12 @@ import Periphery
 enum SynthCommand: Command {
     static let name = "synth"
     static let summary = "Render labelled frames of the synthetic driving world (images, calibrations, labels)."
-    static let help = """
-        USAGE: periphery synth --frames N --seed S --out DIR [--sequence --fps F] [--width W --height H]
-                               [--pitch DEG --yaw DEG --roll DEG --height-m M] [--blur SIGMA] [--near-two-wheelers N]
-                               [--kitti] [--cityscapes3d] [--network-inputs]
-
-        Renders N independent frames of procedurally generated road scenes (deterministic in S) and
-        writes DIR/images/NNNNNN.png, DIR/calibration/NNNNNN.json and DIR/labels/NNNNNN.json (the visible
-        vehicles as vehicle-frame boxes with visible pixels, occlusion and truncation). The camera's
-        focal length and the mount are drawn per frame unless the mount options fix them; the truth is
-        always written out. DIR/synth.json records the command (without --out), by which the trainer
-        names the data in the weights it writes.
-
-        With --sequence, the frames are one drive at F frames/s instead: a road with curves, traffic
-        that moves, bumps that pitch the body, one camera and mount for the whole drive, and the
-        reference drive layout beside the frames (frames.csv, motion.csv with a noisy, biased gyro,
-        location.csv, calibration.json) plus truth.json; labels then carry each vehicle's "id".
-        `periphery run DIR` and `periphery eval --data DIR` both read the result.
-
-        OPTIONS:
-          --frames N        frames to render
-          --seed S          scene seed (frame i uses scene seed S·1000003 + i)
-          --out DIR         output directory
-          --width W         frame width (default 640)
-          --height H        frame height (default 400)
-          --pitch DEG       fix the mount pitch (nose up positive)
-          --yaw DEG         fix the mount yaw (left positive)
-          --roll DEG        fix the mount roll
-          --height-m M      fix the camera height above the road
-          --sequence        render one drive instead of independent frames
-          --fps F           frame rate of the drive (default 10)
-          --blur SIGMA      Gaussian blur of this many pixels on every frame (default 0, none)
-          --near-two-wheelers N
-                            place N two-wheelers in the lanes 5.5-10.5 m ahead of every scene
-                            before its other traffic (training data for the near field; default 0)
-          --kitti           also write the KITTI object layout (image_2/, label_2/, calib/, mount.json)
-          --cityscapes3d    also write the Cityscapes 3D layout (leftImg8bit/, camera/, gtBbox3d/)
-          --network-inputs  also write DIR/network/NNNNNN.bin, the engine's network input and
-                            ProjectionLUT for the frame (what periphery-train reads)
-          --help            show this help
-        """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, options: ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers"],
+            arguments,
+            options: Set(
+                ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers"] + scenarioOptions),
             flags: ["network-inputs", "sequence", "kitti", "cityscapes3d"])
         try args.expectNoPositional()
         _ = try args.required("frames")
@@ -57,6 +19,7 @@ enum SynthCommand: Command {
         let frames = Int(try args.number("frames", default: 1, in: 1...1_000_000))
         let seed = UInt64(try args.number("seed", default: 0, in: 0...9.0e15))
         let out = try args.required("out")
+        let scenario = try scenario(args)
         func optional(_ name: String, _ range: ClosedRange<Double>) throws(CLIError) -> Double? {
             args.value(name) == nil ? nil : try args.number(name, default: 0, in: range)
         }
@@ -70,7 +33,8 @@ enum SynthCommand: Command {
         let blur = try args.number("blur", default: 0, in: 0...20)
         let sampler = SceneSampler(nearTwoWheelers: Int(try args.number("near-two-wheelers", default: 0, in: 0...8)))
         if args.flag("sequence") {
-            return try sequence(args, frames: frames, seed: seed, camera: camera, dataset: dataset, blur: blur, sampler: sampler)
+            return try sequence(
+                args, frames: frames, seed: seed, camera: camera, dataset: dataset, blur: blur, sampler: sampler, scenario: scenario)
         }
         let progress = ProgressLine(total: frames)
         let preprocessor = args.flag("network-inputs") ? Preprocessor() : nil

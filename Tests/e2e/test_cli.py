@@ -141,6 +141,47 @@ def test_synth_records_its_command_without_the_output_folder(synth):
     assert record == {"command": "periphery synth --frames 3 --seed 11 --width 320 --height 200"}
 
 
+def test_synth_lvd_scenario_writes_the_lead_and_its_truth(periphery, tmp_path):
+    """NHTSA's LVD defaults: before the lead brakes (3 s) it holds 30 m from the ego's front bumper at
+    the ego's 45 mph (headway 30 / 20.1168 s), closes at 0 and has no TTC; its labels carry lead_id."""
+    out = tmp_path / "lvd"
+    run([periphery, "synth", "--sequence", "--frames", "4", "--seed", "5", "--width", "320", "--height", "200", "--out", out,
+         "--scenario", "lvd"])
+    truth = json.loads((out / "truth.json").read_text())
+    scenario, lead_id = truth["scenario"], truth["lead_id"]
+    assert scenario["name"] == "lvd" and scenario["gap_m"] == 30 and abs(scenario["lead_decel_m_s2"] - 0.3 * 9.81) < 1e-12
+    assert abs(scenario["ego_speed_m_s"] - 45 * 0.44704) < 1e-12 and truth["ego_front_m"] == 3.7 and isinstance(lead_id, int)
+    assert len(truth["trajectory"]) == 4
+    for entry in truth["trajectory"]:
+        lead = entry["in_path_lead"]
+        assert lead["id"] == lead_id and abs(lead["range_m"] - 30) < 1e-6 and lead["closing_speed_m_s"] == 0, lead
+        assert lead["ttc_s"] is None and abs(lead["headway_s"] - 30 / (45 * 0.44704)) < 1e-6, lead
+        labels = json.loads((out / "labels" / f"{entry['index']:06d}.json").read_text())["vehicles"]
+        assert any(v["id"] == lead_id for v in labels), entry["index"]
+
+
+def test_synth_free_scenario_is_the_drive_without_one_plus_its_truth(periphery, tmp_path):
+    common = ["synth", "--sequence", "--frames", "3", "--seed", "11", "--width", "320", "--height", "200"]
+    run([periphery, *common, "--out", tmp_path / "plain"])
+    run([periphery, *common, "--scenario", "free", "--out", tmp_path / "free"])
+    run(["diff", "-r", "-x", "truth.json", "-x", "synth.json", tmp_path / "plain", tmp_path / "free"])
+    plain, free = (json.loads((tmp_path / name / "truth.json").read_text()) for name in ("plain", "free"))
+    assert free["scenario"]["name"] == "free" and free["lead_id"] is None and free["ego_front_m"] == 3.7
+    assert all("in_path_lead" in entry for entry in free["trajectory"])
+    for entry in free["trajectory"]:
+        del entry["in_path_lead"]
+    assert {k: v for k, v in free.items() if k not in ("scenario", "lead_id", "ego_front_m")} == plain
+
+
+def test_synth_rejects_scenario_options_that_do_not_apply(periphery, tmp_path):
+    common = [periphery, "synth", "--sequence", "--frames", "2", "--seed", "1", "--out", tmp_path / "never"]
+    fails([*common, "--scenario", "lvm", "--lead-decel", "3"], 1, "--lead-decel does not apply to --scenario lvm")
+    fails([*common, "--scenario", "lvd", "--ego-speed", "-3"], 1, "--ego-speed must be within")
+    fails([*common, "--scenario", "lvx"], 1, "unknown scenario 'lvx'")
+    fails([*common, "--gap", "10"], 1, "--gap needs --scenario")
+    assert not (tmp_path / "never").exists()
+
+
 def test_eval_matches_file_counts_what_the_report_says(synth):
     report, lines = json.loads((synth / "eval.json").read_text()), json_lines(synth / "matches.jsonl")
     assert [line["frame"] for line in lines] == ["000000", "000001", "000002"], lines

@@ -15,7 +15,9 @@ import PeripheryIO
 /// DIR/motion.csv               100 Hz: gravity (g) and user acceleration (g), rotation rate (rad/s),
 ///                              attitude quaternion, gravity pitch/roll and heading (degrees)
 /// DIR/location.csv             1 Hz: GPS fix with speed (m/s) and course (degrees from north)
-/// DIR/truth.json               mount, sensor errors, ego trajectory per frame
+/// DIR/truth.json               mount, sensor errors, ego trajectory per frame; for a drive with a
+///                              scenario also the scenario, the scripted lead's id, the ego's front
+///                              bumper and per frame the true in-path lead
 /// ```
 ///
 /// Device axes are the phone's (`DeviceAxes`); the rotation rate carries white noise and a constant
@@ -85,10 +87,12 @@ public struct SyntheticDriveRecorder: Sendable {
             if writesCityscapes3D { try CityscapesBox3DFormat.write(index: index, dataset: dataset, setup: setup, labels: visible) }
             labelled += visible.count
             framesCSV += "\(t)," + k.map { "\($0)" }.joined(separator: ",") + ",\(camera.intrinsics.width),\(camera.intrinsics.height),,,\n"
-            trajectory.append([
+            var entry: [String: Any] = [
                 "index": index, "t": t, "s": ego.s, "x": ego.position.x, "y": ego.position.y, "heading": ego.heading,
                 "speed": ego.speed, "yaw_rate": ego.yawRate, "bump_pitch_deg": ego.bumpPitch * 180 / .pi,
-            ])
+            ]
+            if drive.scenario != nil { entry["in_path_lead"] = SyntheticDriveRecorder.json(drive.inPathLead(at: t)) }
+            trajectory.append(entry)
             progress(index + 1)
         }
         let duration = Double(max(frames - 1, 0)) / fps
@@ -96,7 +100,7 @@ public struct SyntheticDriveRecorder: Sendable {
         try write(motionCSV(drive, camera: camera.pose, duration: duration, bias: bias, rng: &rng), "motion.csv")
         try write(locationCSV(drive, duration: duration, rng: &rng), "location.csv")
         try AtomicFile.write(CalibrationFile.encode(camera), to: dataset.path + "/calibration.json")
-        let truth: [String: Any] = [
+        var truth: [String: Any] = [
             "kind": "periphery-synthetic-drive", "seed": drive.seed, "fps": fps, "frames": frames,
             "mount": [
                 "pitch_deg": camera.pose.pitch * 180 / .pi, "roll_deg": camera.pose.roll * 180 / .pi,
@@ -106,6 +110,12 @@ public struct SyntheticDriveRecorder: Sendable {
             "gyro_bias_rad_s": [bias.x, bias.y, bias.z], "gyro_noise_rad_s": sensors.gyroNoise,
             "ego_speed_m_s": drive.egoSpeed, "trajectory": trajectory,
         ]
+        // Without a scenario the file stays as it always was.
+        if let scenario = drive.scenario {
+            truth["scenario"] = SyntheticDriveRecorder.json(scenario)
+            truth["lead_id"] = SyntheticDriveRecorder.nullable(drive.leadID)
+            truth["ego_front_m"] = SyntheticDrive.egoFrontOfOrigin
+        }
         try write(String(decoding: try JSONSerialization.data(withJSONObject: truth, options: [.sortedKeys]), as: UTF8.self), "truth.json")
         return labelled
     }
