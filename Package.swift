@@ -33,7 +33,11 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         .target(name: "CVideo", dependencies: ["CFFmpeg"]),
-        .target(name: "PeripheryIO", dependencies: ["PeripheryCore", "PeripheryGeometry", "CLibPNG", "CJPEG", "CFFmpeg", "CVideo"]),
+        // Events: the sidecar's lines and summary and the Foxglove messages carry the safety events.
+        .target(
+            name: "PeripheryIO",
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryEvents", "CLibPNG", "CJPEG", "CFFmpeg", "CVideo"]
+        ),
         .target(name: "PeripherySynthetic", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO"]),
         // Headers only: the library is loaded at run time by BLAS/OpenBLAS.swift (see shim.h).
         .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
@@ -47,7 +51,8 @@ let package = Package(
         // A run above the engine: an input opened (`FrameInput`), the session over its frames and the
         // session's outputs (sidecar, MCAP, composites).
         .target(
-            name: "PeripheryRun", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripheryInference"]
+            name: "PeripheryRun",
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryEvents", "PeripheryRendering", "PeripheryIO", "PeripheryInference"]
         ),
         // The live view (docs/guides/live.md): an HTTP + WebSocket server over Debian's libwebsockets
         // (CLibWebSockets) behind a small C layer that owns its thread (CLiveServer), the Foxglove
@@ -73,7 +78,9 @@ let package = Package(
         .target(name: "CPeriphery"),
         .target(
             name: "PeripheryC",
-            dependencies: ["CPeriphery", "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryInference", "PeripheryRun"],
+            dependencies: [
+                "CPeriphery", "PeripheryCore", "PeripheryGeometry", "PeripheryEvents", "PeripheryIO", "PeripheryInference", "PeripheryRun",
+            ],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libperiphery.so"])]
         ),
         // The README's first Swift block, built and run by `make test` (Tests/e2e/test_readme.py).
@@ -94,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PeripheryIOTests",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryTestSupport"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryEvents", "PeripheryIO", "PeripheryTestSupport"],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]
         ),
@@ -126,7 +133,8 @@ let package = Package(
         .testTarget(
             name: "PeripheryRunTests",
             dependencies: [
-                "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryInference", "PeripheryRun", "PeripheryTestSupport",
+                "PeripheryCore", "PeripheryGeometry", "PeripheryEvents", "PeripheryIO", "PeripheryInference", "PeripheryRun",
+                "PeripheryTestSupport",
             ]
         ),
         // Tests across modules: the synthetic world rendered and run through the engine end to end.

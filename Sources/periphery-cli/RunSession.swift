@@ -51,6 +51,7 @@ struct RunSession {
         }
         progress.finish()
         printError("summary: \(summary.report)")
+        if let events = summary.events { printError("events: \(events.report)") }
         printError(
             String(
                 format: "%d frames in %.1f s (%.2f frames/s)%@, %d tracks born; wrote %@/%@",

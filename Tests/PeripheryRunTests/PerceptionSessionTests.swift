@@ -153,6 +153,11 @@ import Testing
         #expect(last["ended"] as? String == "end-of-input" && summary.processed == 3)
         let latency = try #require(last["latency_ms"] as? [String: Double])
         #expect(Set(latency.keys) == ["p50", "p95", "max"])
+        // Untrained weights find no vehicles: no event, over the 0.3 s the frames spanned.
+        let events = try #require(last["events"] as? [String: Any])
+        #expect(events["counts"] as? [String: Int] == ["forward_collision": 0, "close_following": 0, "cut_in": 0])
+        #expect(abs((events["duration_s"] as? Double ?? 0) - 0.3) < 1e-9 && (events["final_reports"] as? [Any])?.isEmpty == true)
+        #expect(lines[1..<4].allSatisfy { $0["events"] == nil } && summary.events?.total == 0)
     }
 }
 

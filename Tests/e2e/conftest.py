@@ -1,5 +1,5 @@
 """Fixtures of the end-to-end tests (Tests/e2e): the CLI under test, the C API's build, background
-processes that are always stopped, and the synthetic clips several tests share.
+processes that are always stopped, and the synthetic clips and scripted drives several tests share.
 
     pytest Tests/e2e                                  # everything `make test` runs, and more
     pytest Tests/e2e -k live                          # the live sources and the live view alone
@@ -81,6 +81,20 @@ def sample_video(periphery, tmp_path_factory):
         return made[frames]
 
     return make
+
+
+@pytest.fixture(scope="session")
+def warning_drive(periphery, tmp_path_factory) -> dict:
+    """A scripted drive that must give a forward-collision warning, and `periphery run` of it: NHTSA's
+    LVM with the lead 40 m ahead (`periphery synth --sequence --scenario lvm --gap 40`, at most 40
+    frames of 640 × 400, seed 1), run with the INT8 weights (`weights`) and `--mcap`. Returns the
+    folder of the drive (`drive`), the run's folder with its sidecar and run.mcap (`run`), the weights
+    and the CLI's standard error (`stderr`); made once per session."""
+    root = tmp_path_factory.mktemp("warning-drive")
+    weights = ROOT / "Weights/safety40-synthetic-int8.safetensors"
+    run([periphery, "synth", "--sequence", "--scenario", "lvm", "--gap", "40", "--frames", "40", "--seed", "1", "--out", root / "drive"])
+    done = run([periphery, "run", root / "drive", "--out", root / "run", "--mcap", root / "run/run.mcap", "--weights", weights])
+    return {"drive": root / "drive", "run": root / "run", "weights": weights, "stderr": done.stderr}
 
 
 @pytest.fixture(scope="session")

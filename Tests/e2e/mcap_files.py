@@ -9,7 +9,11 @@
   `mcap` reader reads the file twice, through its summary and indexes (seeking reader) and record by
   record with CRC validation (non-seeking reader). Every message on a Foxglove channel is parsed
   into the matching Foxglove protobuf type, which rejects unknown field names and wrong types; every
-  property of each channel's JSON Schema must be a field of that type.
+  property of each channel's JSON Schema must be a field of that type. Every channel has one message
+  per frame, at the frames' times, except that `/perception/events` may have one more at the last
+  frame's time, its `end_of_run` message (docs/guides/mcap.md); a message of ours has exactly the
+  properties its schema lists.
+- `events_messages`: the `/perception/events` messages of a file in log-time order.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 MAGIC = b"\x89MCAP0\r\n"
 FOOTER, STATISTICS = 0x02, 0x0B
 TIME_TYPES = {"google.protobuf.Timestamp", "google.protobuf.Duration"}
+EVENTS = "/perception/events"
 
 
 def assert_mcap_finished(path) -> int:
@@ -122,27 +127,45 @@ def verify_mcap(path, frames) -> str:
         summary = reader.get_summary()
         assert summary is not None and summary.statistics is not None, "no summary section"
         topics = {channel.topic: channel for channel in summary.channels.values()}
-        assert set(topics) == set(types) | {"/perception/result", "/perception/stats"}, sorted(topics)
+        assert set(topics) == set(types) | {"/perception/result", "/perception/stats", EVENTS}, sorted(topics)
+        properties = {}
         for topic, channel in topics.items():
             count = summary.statistics.channel_message_counts.get(channel.id, 0)
-            assert count == frames, f"{topic}: {count} messages for {frames} frames"
+            assert count == frames or (topic == EVENTS and count == frames + 1), f"{topic}: {count} messages for {frames} frames"
             schema = summary.schemas[channel.schema_id]
+            properties[topic] = set(json.loads(schema.data).get("properties", {}))
             assert schema.encoding == "jsonschema" and channel.message_encoding == "json", topic
             if topic in types:
                 assert schema.name == types[topic].DESCRIPTOR.full_name, (topic, schema.name)
                 _schema_fields_exist(json.loads(schema.data), types[topic].DESCRIPTOR, schema.name)
         assert summary.chunk_indexes, "no chunk indexes"
         seen = {topic: [] for topic in topics}
+        end_of_run = []
         for _, channel, message in reader.iter_messages(log_time_order=True):
             body = json.loads(message.data)
-            seen[channel.topic].append(message.log_time)
+            if channel.topic == EVENTS and body.get("end_of_run"):
+                end_of_run.append(message.log_time)
+            else:
+                seen[channel.topic].append(message.log_time)
             if channel.topic in types:
                 parse_foxglove(channel.topic, body, types)
             else:
-                assert body["index"] == len(seen[channel.topic]) - 1, body["index"]
+                assert body["index"] == len(seen[channel.topic]) - 1 or body.get("end_of_run"), body["index"]
                 if channel.topic == "/perception/stats":
                     assert body["processed"] == body["index"] + 1 and body["dropped"] >= 0 and body["fps"] >= 0, body
+                if channel.topic != "/perception/result":  # the sidecar's line: its keys are the contract's (sidecars.py)
+                    assert set(body) == properties[channel.topic], (channel.topic, sorted(body), sorted(properties[channel.topic]))
     times = seen["/camera/image"]
     assert times == sorted(times) and all(seen[t] == times for t in seen), "channels disagree on frame times"
-    assert records == len(times) * len(topics), (records, len(times))
+    assert end_of_run in ([], times[-1:]), f"end-of-run events at {end_of_run}, the last frame at {times[-1:]}"
+    assert records == len(times) * len(topics) + len(end_of_run), (records, len(times))
     return f"{path}: {len(times)} frames on {len(topics)} channels, CRCs and indexes valid"
+
+
+def events_messages(path) -> list:
+    """The `/perception/events` messages of the MCAP at PATH, in log-time order (the end-of-run one last)."""
+    from mcap.reader import make_reader
+
+    with open(path, "rb") as f:
+        return [json.loads(message.data) for _, channel, message in make_reader(f).iter_messages(log_time_order=True)
+                if channel.topic == EVENTS]

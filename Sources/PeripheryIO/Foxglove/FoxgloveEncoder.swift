@@ -1,5 +1,6 @@
 import Foundation
 import PeripheryCore
+import PeripheryEvents
 import PeripheryGeometry
 
 /// Turns a processed frame into its Foxglove messages, one per `FoxgloveTopic` in that order: the
@@ -25,7 +26,8 @@ public struct FoxgloveEncoder: Sendable {
     }
 
     /// A frame's messages, in `FoxgloveTopic.allCases` order: the picture, its camera, the camera's
-    /// pose, the boxes, the ego path, the replay sidecar's line and the run's counts.
+    /// pose, the boxes, the ego path, the replay sidecar's line, the run's counts and the safety
+    /// events.
     ///
     /// - Parameters:
     ///   - image: the camera picture.
@@ -36,6 +38,7 @@ public struct FoxgloveEncoder: Sendable {
     ///   - tracks: the confirmed tracks after the frame.
     ///   - calibration: the calibration the frame was processed with.
     ///   - timings: stage timings, milliseconds, in the sidecar's order.
+    ///   - events: the reports of the safety events that start, stay on or end at the frame.
     ///   - live: arrival, latency and drops, as the sidecar's line has them.
     ///   - progress: the run's counts at this frame (nil: the frame counts itself only).
     ///   - egoPath: the ego's recent path in the current vehicle frame (`FoxgloveEgoPath.advance`).
@@ -43,17 +46,17 @@ public struct FoxgloveEncoder: Sendable {
     /// - Throws: `ImageError` if the picture cannot be compressed.
     public func messages(
         image: RGBImage, timestamp: Double, index: Int, ego: EgoDelta?, detections: [Detection], tracks: [TrackedVehicle],
-        calibration: CameraCalibration, timings: [Double], live: ReplaySidecar.LiveFields?, progress: RunProgress?,
-        egoPath: [SIMD3<Double>], name: String
+        calibration: CameraCalibration, timings: [Double], events: [SafetyEventReport] = [], live: ReplaySidecar.LiveFields?,
+        progress: RunProgress?, egoPath: [SIMD3<Double>], name: String
     ) throws -> [Message] {
         let time = Foxglove.Time(seconds: timestamp)
-        let logTime = UInt64(time.sec) * 1_000_000_000 + UInt64(time.nsec)
+        let logTime = time.nanoseconds
         let intrinsics = calibration.setup.intrinsics
         let (fx, fy, cx, cy, s) = (intrinsics.fx, intrinsics.fy, intrinsics.cx, intrinsics.cy, intrinsics.skew)
         let jpeg = try JPEGCodec.encode(image, quality: jpegQuality, name: name)
         let line = ReplaySidecar.frameLine(
             index: index, pts: timestamp, ego: ego ?? EgoDelta(dt: 0, valid: false), detections: detections, tracks: tracks,
-            calibration: calibration, timings: timings, live: live)
+            calibration: calibration, timings: timings, events: events, live: live)
         let payloads: [(FoxgloveTopic, Data)] = [
             (.image, Foxglove.CompressedImage(timestamp: time, frameId: "camera", data: Data(jpeg), format: "jpeg").json),
             (
@@ -77,8 +80,36 @@ public struct FoxgloveEncoder: Sendable {
             ),
             (.result, Data(line.utf8)),
             (.stats, Foxglove.RunStats(index: index, pts: timestamp, progress: progress, live: live).json),
+            (.events, Self.events(events, time: time, index: index, pts: timestamp, endOfRun: false)),
         ]
         return payloads.map { Message(topic: $0.0, logTime: logTime, data: $0.1) }
+    }
+
+    /// The message that ends a run's events: on `FoxgloveTopic.events`, at the last frame's
+    /// `timestamp` and `index`, with the `end` reports of the events that were still on
+    /// (`PerceptionEngine.finishEvents()`) and `end_of_run` true.
+    public func endOfRunMessage(events: [SafetyEventReport], timestamp: Double, index: Int) -> Message {
+        let time = Foxglove.Time(seconds: timestamp)
+        return Message(
+            topic: .events, logTime: time.nanoseconds, data: Self.events(events, time: time, index: index, pts: timestamp, endOfRun: true))
+    }
+
+    /// `/perception/events`: `{"timestamp", "index", "pts", "end_of_run", "events"}`, the events as the
+    /// sidecar writes them.
+    static func events(_ reports: [SafetyEventReport], time: Foxglove.Time, index: Int, pts: Double, endOfRun: Bool) -> Data {
+        var j = JSONText(capacity: 96 + reports.count * 112)
+        j.raw("{\"timestamp\":")
+        time.write(&j)
+        j.raw(",\"index\":")
+        j.integer(index)
+        j.raw(",\"pts\":")
+        j.number(pts)
+        j.raw(",\"end_of_run\":")
+        j.bool(endOfRun)
+        j.raw(",\"events\":")
+        j.json(ReplaySidecar.eventsJSON(reports))
+        j.raw("}")
+        return j.data
     }
 
     /// The camera's optical frame (x right, y down, z forward) in the vehicle frame.

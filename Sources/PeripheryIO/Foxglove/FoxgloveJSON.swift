@@ -16,6 +16,11 @@ struct JSONText {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// A value already written as JSON text elsewhere (the sidecar's), as given.
+    mutating func json(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
     /// A number; JSON has no NaN or infinity, which become null.
     mutating func number(_ x: Double) {
         if x.isFinite { bytes.append(contentsOf: x.description.utf8) } else { raw("null") }

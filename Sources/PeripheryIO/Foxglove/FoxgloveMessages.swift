@@ -19,6 +19,9 @@ enum Foxglove {
             sec = UInt32(min(whole, Double(UInt32.max)))
             nsec = UInt32(fraction)
         }
+
+        /// The time in nanoseconds: a message's log time.
+        var nanoseconds: UInt64 { UInt64(sec) * 1_000_000_000 + UInt64(nsec) }
     }
 
     struct Vector3 { var x, y, z: Double }

@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryEvents
 
 /// JSON Schemas of the Foxglove messages of a run, named as Foxglove names them
 /// (`foxglove.SceneUpdate`, ...), so that viewers recognise the channels; the MCAP stores each with
@@ -9,6 +10,10 @@ indirect enum FoxgloveSchema: Sendable {
     case number, integer, string, boolean
     /// Bytes, base64 in JSON.
     case bytes
+    /// A number or `null` (unknown).
+    case optionalNumber
+    /// One of the given strings.
+    case oneOf([String])
 
     /// The schema as a JSON value.
     var json: [String: Any] {
@@ -21,6 +26,8 @@ indirect enum FoxgloveSchema: Sendable {
         case .string: ["type": "string"]
         case .boolean: ["type": "boolean"]
         case .bytes: ["type": "string", "contentEncoding": "base64"]
+        case .optionalNumber: ["type": ["number", "null"]]
+        case .oneOf(let values): ["type": "string", "enum": values]
         }
     }
 
@@ -41,6 +48,20 @@ indirect enum FoxgloveSchema: Sendable {
     static let runStats = object([
         ("index", .integer), ("pts", .number), ("processed", .integer), ("dropped", .integer), ("corrupt", .integer),
         ("latency_ms", .number), ("fps", .number),
+    ])
+
+    /// `/perception/events`: the frame's event reports, as the sidecar line's `events`; the message
+    /// that ends a run's events has `end_of_run`.
+    static let safetyEvents = object([
+        ("timestamp", time), ("index", .integer), ("pts", .number), ("end_of_run", .boolean),
+        (
+            "events",
+            .array(
+                object([
+                    ("type", .oneOf(SafetyEventType.allCases.map(\.rawValue))), ("phase", .oneOf(SafetyEventPhase.allCases.map(\.rawValue))),
+                    ("track", .integer), ("ttc_s", .optionalNumber), ("headway_s", .optionalNumber), ("range_m", .optionalNumber),
+                ]))
+        ),
     ])
 
     static let compressedImage = object([("timestamp", time), ("frame_id", .string), ("data", .bytes), ("format", .string)])

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The channels of a perception run in Foxglove's terms (`docs/guides/mcap.md#channels`), shared by the
-/// MCAP recording and the live server: one message per frame on each, JSON with a JSON Schema.
+/// MCAP recording and the live server: one message per frame on each, JSON with a JSON Schema
+/// (and on `events`, one more at the end of a run that ended events still on).
 public enum FoxgloveTopic: String, CaseIterable, Sendable {
     case image = "/camera/image"
     case calibration = "/camera/calibration"
@@ -10,6 +11,8 @@ public enum FoxgloveTopic: String, CaseIterable, Sendable {
     case egoPath = "/ego/path"
     case result = "/perception/result"
     case stats = "/perception/stats"
+    /// The safety events that start, stay on or end at the frame (`docs/guides/events.md`).
+    case events = "/perception/events"
 
     /// The message encoding of every channel.
     public static let messageEncoding = "json"
@@ -26,6 +29,7 @@ public enum FoxgloveTopic: String, CaseIterable, Sendable {
         case .egoPath: "foxglove.PosesInFrame"
         case .result: "periphery.FrameResult"
         case .stats: "periphery.RunStats"
+        case .events: "periphery.SafetyEvents"
         }
     }
 
@@ -40,6 +44,7 @@ public enum FoxgloveTopic: String, CaseIterable, Sendable {
         case .result:
             Data(#"{"title":"periphery.FrameResult","type":"object","description":"one line of replay-safety40-v1.jsonl (docs/reference/contract.md)"}"#.utf8)
         case .stats: FoxgloveSchema.runStats.document(named: schemaName)
+        case .events: FoxgloveSchema.safetyEvents.document(named: schemaName)
         }
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import PeripheryCore
+import PeripheryEvents
 import PeripheryGeometry
 
 /// Writes the reference replay sidecar `replay-safety40-v1.jsonl` (`docs/reference/contract.md#13-drive-and-replay-formats`): a header line,
 /// then one JSON line per processed frame with raw detections, tracks, ego motion, calibration and
-/// stage timings, and the live fields (`docs/guides/live.md`); the last line is the run's summary,
-/// `{"summary": {...}}`.
+/// stage timings, the safety events that are on (`docs/guides/events.md`) and the live fields
+/// (`docs/guides/live.md`); the last line is the run's summary, `{"summary": {...}}`.
 public struct ReplaySidecar {
     /// The file name the reference uses.
     public static let fileName = "replay-safety40-v1.jsonl"
@@ -61,22 +62,24 @@ public struct ReplaySidecar {
 
     /// Appends one frame: its raw detections, the confirmed tracks after it, the calibration used
     /// and the stage timings in milliseconds, in the order of the header's `timing_ms_fields`
-    /// (preprocess, inference, backbone, gather, head, decode), then its live fields.
+    /// (preprocess, inference, backbone, gather, head, decode), the reports of the safety events
+    /// that start, stay on or end at it (`events`, left out when there are none), then its live
+    /// fields.
     public mutating func append(
         pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
-        calibration: CameraCalibration, timings: [Double], live: LiveFields? = nil
+        calibration: CameraCalibration, timings: [Double], events: [SafetyEventReport] = [], live: LiveFields? = nil
     ) throws {
         try write(
             Self.frameLine(
                 index: index, pts: pts, ego: ego, detections: detections, tracks: confirmed, calibration: calibration, timings: timings,
-                live: live))
+                events: events, live: live))
         index += 1
     }
 
     /// One frame's line of the sidecar: also the raw per-frame result of a Foxglove recording.
     static func frameLine(
         index: Int, pts: Double, ego: EgoDelta, detections: [Detection], tracks confirmed: [TrackedVehicle],
-        calibration: CameraCalibration, timings: [Double], live: LiveFields? = nil
+        calibration: CameraCalibration, timings: [Double], events: [SafetyEventReport] = [], live: LiveFields? = nil
     ) -> String {
         let crop = calibration.crop, pose = calibration.setup.pose
         let raw = detections.map { d in
@@ -96,8 +99,22 @@ public struct ReplaySidecar {
             \"timing_ms\":[\(timings.map { n($0) }.joined(separator: ","))],\
             \"calibration\":{\"focal\":\(n(crop.achievedFocal)),\"crop\":[\(crop.x),\(crop.y),\(crop.width),\(crop.height)],\
             \"pose\":[\(n(pose.pitch)),\(n(pose.roll)),\(n(pose.yaw)),\(n(pose.height)),\(n(pose.forwardOfOrigin))]},\
-            \"raw\":[\(raw.joined(separator: ","))],\"tracks\":[\(tracks.joined(separator: ","))]\(live?.members ?? "")}
+            \"raw\":[\(raw.joined(separator: ","))],\"tracks\":[\(tracks.joined(separator: ","))]\
+            \(events.isEmpty ? "" : ",\"events\":" + eventsJSON(events))\(live?.members ?? "")}
             """
+    }
+
+    /// Event reports as JSON: `[{"type":…,"phase":…,"track":…,"ttc_s":…,"headway_s":…,"range_m":…}]`,
+    /// every key always written and an unknown figure `null`, as `SafetyEventReport`'s `Codable` form.
+    static func eventsJSON(_ reports: [SafetyEventReport]) -> String {
+        func figure(_ x: Double?) -> String { x.map(n) ?? "null" }
+        let objects = reports.map { r in
+            """
+            {\"type\":\"\(r.type.rawValue)\",\"phase\":\"\(r.phase.rawValue)\",\"track\":\(r.track),\
+            \"ttc_s\":\(figure(r.timeToCollision)),\"headway_s\":\(figure(r.headway)),\"range_m\":\(figure(r.range))}
+            """
+        }
+        return "[" + objects.joined(separator: ",") + "]"
     }
 
     /// Writes `summary` as the last line (when given), flushes the file and renames it onto its

@@ -64,12 +64,15 @@ public struct RunSummary: Sendable, Equatable, Codable {
     public var ended = Ending.endOfInput
     /// Wall-clock seconds from the start to the last frame's outputs.
     public var seconds = 0.0
+    /// The run's safety events: counts, rate and worst figures (`PerceptionSession` fills it in;
+    /// `nil` leaves the key out).
+    public var events: Events?
 
     /// An empty summary.
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case received, processed, dropped, corrupt, reconnects, ended, seconds
+        case received, processed, dropped, corrupt, reconnects, ended, seconds, events
         case corruptKept = "corrupt_kept"
         case latencyMs = "latency_ms", ageMs = "age_ms", egoFallbacks = "ego_fallbacks", egoReportsSkipped = "ego_reports_skipped"
     }

@@ -12,6 +12,7 @@ extension FoxgloveEncoder {
         return try messages(
             image: processed.frame.image, timestamp: processed.frame.timestamp, index: processed.index, ego: processed.ego,
             detections: result.detections, tracks: result.tracks, calibration: result.calibration,
-            timings: result.timings.sidecarMilliseconds, live: processed.live, progress: processed.progress, egoPath: egoPath, name: name)
+            timings: result.timings.sidecarMilliseconds, events: result.safety.reports, live: processed.live, progress: processed.progress,
+            egoPath: egoPath, name: name)
     }
 }

@@ -4,14 +4,16 @@ import PeripheryInference
 
 extension ReplaySidecar {
     /// Appends the line of one processed frame: its raw detections, tracks, ego motion (an invalid
-    /// zero one when the tracker had none), calibration, stage timings and live fields.
+    /// zero one when the tracker had none), calibration, stage timings, safety event reports and
+    /// live fields.
     ///
     /// - Throws: `OutputWriteError`.
     public mutating func append(_ processed: ProcessedFrame) throws {
         let result = processed.result
         try append(
             pts: processed.frame.timestamp, ego: processed.ego ?? EgoDelta(dt: 0, valid: false), detections: result.detections,
-            tracks: result.tracks, calibration: result.calibration, timings: result.timings.sidecarMilliseconds, live: processed.live)
+            tracks: result.tracks, calibration: result.calibration, timings: result.timings.sidecarMilliseconds,
+            events: result.safety.reports, live: processed.live)
     }
 }
 

@@ -9,6 +9,7 @@ import PeripheryIO
 public protocol PerceptionOutput: AnyObject {
     /// Records one processed frame.
     func write(_ processed: ProcessedFrame) throws
-    /// Completes the output with the run's summary.
+    /// Completes the output with the run's summary, whose `events` holds the `end` reports of the
+    /// safety events that the end of the run ended (after the last frame's `write`).
     func finish(_ summary: RunSummary) throws
 }

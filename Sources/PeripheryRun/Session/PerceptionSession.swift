@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PeripheryCore
+import PeripheryEvents
 import PeripheryGeometry
 import PeripheryIO
 import PeripheryInference
@@ -15,6 +16,9 @@ import PeripheryInference
 ///   run after the frame in flight.
 /// - **Every output is finished**, with the summary, however the run ends: the end of the input,
 ///   a stop, or a failure of the input, the engine or an output.
+/// - **Safety events** still on when the run ends are ended at its last frame; the summary's
+///   `events` carries their `end` reports to the outputs, with the run's counts and worst figures
+///   (`docs/guides/events.md`).
 ///
 /// A frame's camera is its own (`frames.csv`) or else `setup`'s; the mount is `setup`'s or the
 /// reference fallback. Ego motion is the frame's own (motion tables), else the `ego` source's
@@ -86,6 +90,8 @@ public final class PerceptionSession {
         summary.received = summary.processed + summary.dropped + summary.corrupt
         summary.reconnects = source.reconnects
         summary.egoReportsSkipped = ego?.skippedReports ?? 0
+        let finalReports = engine.finishEvents()
+        summary.events = RunSummary.Events(engine.eventSummary(), finalReports: finalReports)
         for output in outputs {
             do { try output.finish(summary) } catch {
                 if failure == nil { failure = .output(error) } else { onWarning("an output could not be finished: \(error)") }

@@ -6,7 +6,8 @@ import PeripheryInference
 public struct ProcessedFrame: Sendable {
     /// The frame as the source delivered it.
     public var frame: SourceFrame
-    /// What the engine made of it.
+    /// What the engine made of it: detections, tracks and the safety assessment (`result.safety`:
+    /// the in-path lead and the reports of the events that are on).
     public var result: PerceptionResult
     /// The ego motion the tracker was given (nil: none, the tracker restarted).
     public var ego: EgoDelta?
