@@ -6,7 +6,10 @@ checks: the page carries a Content-Security-Policy header; two screenshots about
 show the camera and the bird's-eye view, each different between the shots, and the track list is
 filled in at least one; after the server is killed the page says so, and once it is restarted on
 the same port the page reconnects and draws frames again; no CSP violation, no script error, and
-no request to any other host. Every process runs under `timeout` in its own process group and is
+no request to any other host. A second test serves a scripted drive that warns (conftest's
+warning_drive, looped) and checks that the event banner appears while a forward-collision warning
+is on, reads "forward collision · #ID · TTC …" as text (no markup), is red in a screenshot, and
+goes when the warning ends. Every process runs under `timeout` in its own process group and is
 killed in the end, pass or fail. Marked `tools`: `make test-tools` runs it, having installed Debian's
 `chromium`.
 """
@@ -91,12 +94,23 @@ def make_clip(periphery, media):
     run_to_end([periphery, "synth", "--sequence", "--frames", str(CLIP_FRAMES), "--fps", str(CLIP_FPS),
                 "--width", str(CLIP_SIZE[0]), "--height", str(CLIP_SIZE[1]), "--seed", "31", "--out", drive],
                os.path.join(media, "synth.log"), 900)
-    run_to_end(["ffmpeg", "-v", "error", "-y", "-stream_loop", str(CLIP_LOOPS - 1), "-framerate", str(CLIP_FPS),
+    encode_looped(drive, media, CLIP_FRAMES, CLIP_FPS, CLIP_LOOPS)
+    shutil.rmtree(os.path.join(drive, "images"))
+    with open(done, "w") as f:
+        f.write("ok\n")
+    return clip
+
+
+def encode_looped(drive, media, frames, fps, loops):
+    """MEDIA/clip.mp4: the FRAMES frames of DRIVE at FPS as H.264, played LOOPS times over, with the
+    drive's calibration.json, and its motion.csv and location.csv repeated to match."""
+    clip = os.path.join(media, "clip.mp4")
+    run_to_end(["ffmpeg", "-v", "error", "-y", "-stream_loop", str(loops - 1), "-framerate", str(fps),
                 "-i", os.path.join(drive, "images", "%06d.png"), "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                "-g", str(CLIP_FPS), "-bf", "0", "-crf", "20", clip],
+                "-g", str(fps), "-bf", "0", "-crf", "20", clip],
                os.path.join(media, "encode.log"), 300)
     shutil.copy(os.path.join(drive, "calibration.json"), os.path.join(media, "calibration.json"))
-    period = CLIP_FRAMES / CLIP_FPS
+    period = frames / fps
     for name, extra in (("motion.csv", ()), ("location.csv", ("t_wall",))):
         with open(os.path.join(drive, name), newline="") as f:
             rows = list(csv.reader(f))
@@ -105,7 +119,7 @@ def make_clip(periphery, media):
         with open(os.path.join(media, name), "w", newline="") as f:
             out = csv.writer(f, lineterminator="\n")
             out.writerow(header)
-            for loop in range(CLIP_LOOPS):
+            for loop in range(loops):
                 for row in body:
                     if float(row[columns[0]]) >= period:
                         continue
@@ -113,9 +127,6 @@ def make_clip(periphery, media):
                     for c in columns:
                         row[c] = f"{float(row[c]) + loop * period:.6f}"
                     out.writerow(row)
-    shutil.rmtree(os.path.join(drive, "images"))
-    with open(done, "w") as f:
-        f.write("ok\n")
     return clip
 
 
@@ -212,12 +223,13 @@ async def start_chromium(processes, out):
 
 # ---------------------------------------------------------------------------------- the server
 
-def start_server(processes, periphery, clip, port, out, name):
+def start_server(processes, periphery, clip, port, out, name, *options):
+    """`periphery run CLIP --serve` on PORT, with OPTIONS (by default --realtime)."""
     folder = os.path.join(out, name)
     os.makedirs(folder, exist_ok=True)
     log = os.path.join(out, f"{name}.log")
     process = processes.start(
-        [periphery, "run", clip, "--realtime", "--calibration", os.path.join(os.path.dirname(clip), "calibration.json"),
+        [periphery, "run", clip, *(options or ("--realtime",)), "--calibration", os.path.join(os.path.dirname(clip), "calibration.json"),
          "--serve", f"127.0.0.1:{port}", "--out", folder], log, 120)
     return process, log
 
@@ -419,6 +431,51 @@ async def check(periphery, clip, out, processes):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+EVENTS_STATE = """(() => {
+  const e = document.getElementById('event-banner'), r = e.getBoundingClientRect();
+  return { events: document.body.dataset.events || '', shown: !e.hidden, text: e.textContent, html: e.innerHTML,
+    rect: [r.left, r.top, r.width, r.height], frames: +(document.body.dataset.frames || 0) };
+})()"""
+
+
+async def check_event_banner(periphery, clip, weights, out, processes):
+    """The page of a run of CLIP (a drive that warns, looped) shows the event banner while a warning
+    is on, as text, in red, and takes it away when the warning ends."""
+    port = free_port()
+    # At the engine's own pace, so that every frame is processed and the tracker sees the lead throughout.
+    server, log = start_server(processes, periphery, clip, port, out, "events", "--weights", weights)
+    devtools, profile = await start_chromium(processes, out)
+    try:
+        await wait_listening(server, port, log, 60)
+        await devtools.send("Page.enable")
+        await devtools.send("Emulation.setDeviceMetricsOverride", width=WINDOW[0], height=WINDOW[1], deviceScaleFactor=1, mobile=False)
+        await devtools.send("Page.navigate", url=f"http://127.0.0.1:{port}/")
+        on = await poll(devtools, f"(() => {{ const s = {EVENTS_STATE}; return s.events.includes('forward_collision') ? s : null; }})()",
+                        150, "a forward-collision banner")
+        png = await screenshot(devtools, os.path.join(out, "page-event.png"))
+        report(f"banner shown after {on['frames']} frames drawn: {on['text']!r} at {on['rect']}")
+        if not on["shown"] or not on["text"].startswith("forward collision · #") or "TTC " not in on["text"]:
+            raise Failure(f"the banner reads {on['text']!r} (shown: {on['shown']})")
+        if on["html"] != on["text"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"):
+            raise Failure(f"the banner holds markup: {on['html']!r}")
+        pixels = region_pixels(png, on["rect"], step=1)
+        red = sum(p[0] for p in pixels) / len(pixels)
+        others = sum((p[1] + p[2]) / 2 for p in pixels) / len(pixels)
+        if red < others + 20:
+            raise Failure(f"the banner is not red in the screenshot (mean red {red:.0f}, green and blue {others:.0f})")
+        off = await poll(devtools, f"(() => {{ const s = {EVENTS_STATE}; return !s.shown && s.events === '' ? s : null; }})()",
+                         60, "the banner to go when the warning ends")
+        report(f"banner red in the screenshot (mean red {red:.0f} against {others:.0f}); gone after {off['frames']} frames")
+    finally:
+        try:
+            await devtools.socket.close()
+        except Exception:
+            pass
+        devtools.reader.cancel()
+        processes.stop_all()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def page_clip(periphery, media_cache) -> str:
     """The clip, kept between runs in .build/e2e-media/page."""
@@ -433,5 +490,21 @@ def test_live_page_draws_both_views_reconnects_after_a_restart_and_breaks_no_pol
     processes = Processes()
     try:
         asyncio.run(asyncio.wait_for(check(str(periphery), page_clip, str(tmp_path), processes), TOTAL_LIMIT_S))
+    finally:
+        processes.stop_all()
+
+
+def test_live_page_shows_an_event_banner_while_a_warning_is_on(periphery, warning_drive, tmp_path):
+    # conftest's warning drive (NHTSA LVM: a forward-collision warning in each pass once the
+    # refractory period allows) played 8 times over, served at the engine's pace.
+    if not shutil.which("chromium"):
+        pytest.fail("no chromium on PATH (Debian's chromium package; make test-tools installs it)")
+    drive = str(warning_drive["drive"])
+    frames = len(os.listdir(os.path.join(drive, "images")))
+    clip = encode_looped(drive, str(tmp_path), frames, 10, 8)
+    processes = Processes()
+    try:
+        asyncio.run(asyncio.wait_for(check_event_banner(str(periphery), clip, str(warning_drive["weights"]), str(tmp_path), processes),
+                                     TOTAL_LIMIT_S))
     finally:
         processes.stop_all()

@@ -1,7 +1,8 @@
 // Periphery live page: speaks the Foxglove WebSocket protocol (v1) to `periphery run --serve` and
 // draws the newest frame: the camera picture with each track's 3-D box projected through the
 // camera's K and mount (/camera/calibration, /tf), a 2.5D bird's-eye view drawn here from the
-// tracks and the ego path, the track list and the run's statistics. No dependencies, no build step.
+// tracks and the ego path, the track list, the run's statistics and a banner while a safety event is
+// on. No dependencies, no build step.
 'use strict';
 
 (function () {
@@ -30,6 +31,8 @@
     synthetic: 'trained on synthetic scenes only — boxes are not real vehicles',
     untrained: 'untrained test weights',
   };
+  // Safety events (docs/guides/events.md), by the sidecar's type names; other names are not shown.
+  const EVENT_NAMES = { forward_collision: 'forward collision', close_following: 'close following', cut_in: 'cut-in' };
   const BACKOFF_MIN_MS = 500, BACKOFF_MAX_MS = 2000;
   const KEEP_RESULTS = 16;
   const NETWORK_WIDTH = 512, DEFAULT_NETWORK_FOCAL = 565.6; // Safety40 contract
@@ -43,7 +46,7 @@
   const $ = (id) => document.getElementById(id);
   const body = document.body;
   const el = {
-    bar: $('bar'), connText: $('conn-text'), banner: $('banner'), notice: $('notice'),
+    bar: $('bar'), connText: $('conn-text'), banner: $('banner'), eventBanner: $('event-banner'), notice: $('notice'),
     fps: $('stat-fps'), latency: $('stat-latency'), dropped: $('stat-dropped'), frame: $('stat-frame'),
     views: $('views'), cameraPane: $('camera-pane'), bevPane: $('bev-pane'), hud: $('hud'),
     camera: $('camera'), bev: $('bev'), tbody: document.querySelector('#tracks tbody'),
@@ -433,6 +436,7 @@
     drawBEV(result, tracks, path);
     fillTable(tracks);
     fillSummary(result, tracks);
+    showEvents(result);
     const countKey = st.connects + ':' + key;
     if (key !== null && countKey !== st.countedKey) {
       st.countedKey = countKey;
@@ -892,6 +896,28 @@
     ctx.textBaseline = 'top';
     ctx.font = `${10 + scale}px system-ui, sans-serif`;
     haloText(ctx, "bird's-eye view", 8, 6, C.ink3);
+  }
+
+  // --- safety events
+
+  // The banner of the drawn frame's events that are on (start or update; an end takes it away):
+  // type, track, TTC, headway and range. Set as text only, never as HTML: the names shown are the
+  // page's own and the figures numbers it formats.
+  function showEvents(result) {
+    const events = result && Array.isArray(result.events) ? result.events : [];
+    const figure = (value, unit) => (typeof value === 'number' && isFinite(value) ? `${value.toFixed(1)} ${unit}` : null);
+    const on = events.filter((e) => e && EVENT_NAMES[e.type] && (e.phase === 'start' || e.phase === 'update'));
+    const text = on.map((e) => {
+      const parts = [EVENT_NAMES[e.type], Number.isInteger(e.track) ? `#${e.track}` : null];
+      const ttc = figure(e.ttc_s, 's'), headway = figure(e.headway_s, 's'), range = figure(e.range_m, 'm');
+      if (ttc) parts.push(`TTC ${ttc}`);
+      if (headway) parts.push(`headway ${headway}`);
+      if (range) parts.push(range);
+      return parts.filter(Boolean).join(' · ');
+    }).join(' | ');
+    el.eventBanner.textContent = text;
+    el.eventBanner.hidden = text === '';
+    body.dataset.events = on.map((e) => e.type).join(' ');
   }
 
   // --- track list
