@@ -20,6 +20,13 @@ public func peripheryResultTracks(_ result: OpaquePointer?, _ count: UnsafeMutab
     return tracks.flatMap { UnsafePointer($0.baseAddress) }
 }
 
+@_cdecl("periphery_result_events")
+public func peripheryResultEvents(_ result: OpaquePointer?, _ count: UnsafeMutablePointer<Int>?) -> UnsafePointer<periphery_event>? {
+    let events = handle(result)?.events
+    count?.pointee = events?.count ?? 0
+    return events.flatMap { UnsafePointer($0.baseAddress) }
+}
+
 @_cdecl("periphery_result_timings")
 public func peripheryResultTimings(_ result: OpaquePointer?) -> periphery_timings {
     handle(result)?.timings ?? periphery_timings()

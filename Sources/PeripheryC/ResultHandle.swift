@@ -1,5 +1,6 @@
 import CPeriphery
 import PeripheryCore
+import PeripheryEvents
 import PeripheryIO
 import PeripheryInference
 
@@ -8,6 +9,7 @@ import PeripheryInference
 final class ResultHandle {
     let detections: UnsafeMutableBufferPointer<periphery_detection>
     let tracks: UnsafeMutableBufferPointer<periphery_track>
+    let events: UnsafeMutableBufferPointer<periphery_event>
     let timings: periphery_timings
     let timestamp: Double
     let index: Int64
@@ -24,6 +26,8 @@ final class ResultHandle {
         _ = detections.initialize(from: result.detections.map(ResultHandle.detection))
         tracks = .allocate(capacity: result.tracks.count)
         _ = tracks.initialize(from: result.tracks.map(ResultHandle.track))
+        events = .allocate(capacity: result.safety.reports.count)
+        _ = events.initialize(from: result.safety.reports.map(ResultHandle.event))
         let t = result.timings
         timings = periphery_timings(
             calibrate_ms: t.calibrate, preprocess_ms: t.preprocess, inference_ms: t.inference, track_ms: t.track, total_ms: t.total)
@@ -43,6 +47,7 @@ final class ResultHandle {
     deinit {
         detections.deallocate()
         tracks.deallocate()
+        events.deallocate()
         pixels.deallocate()
         name.deallocate()
     }
@@ -53,6 +58,24 @@ final class ResultHandle {
 
     static func detection(_ d: Detection) -> periphery_detection {
         periphery_detection(score: d.score, label: Int32(d.label), box: box(d.box))
+    }
+
+    static func event(_ r: SafetyEventReport) -> periphery_event {
+        let type: Int32 =
+            switch r.type {
+            case .forwardCollision: 0
+            case .closeFollowing: 1
+            case .cutIn: 2
+            }
+        let phase: Int32 =
+            switch r.phase {
+            case .start: 0
+            case .update: 1
+            case .end: 2
+            }
+        return periphery_event(
+            type: type, phase: phase, track: Int64(r.track), ttc_s: r.timeToCollision ?? .nan, headway_s: r.headway ?? .nan,
+            range_m: r.range ?? .nan)
     }
 
     static func track(_ t: TrackedVehicle) -> periphery_track {

@@ -1,10 +1,14 @@
 /*
  * The C API's test (Tests/e2e/test_c_api.py builds it against `make install`'s output alone).
  *
- *   test_periphery WEIGHTS CALIBRATION FRAME.rgb DRIVE
+ *   test_periphery WEIGHTS CALIBRATION FRAME.rgb DRIVE [EVENTS_DRIVE EVENTS_WEIGHTS EVENTS.jsonl]
  *
  * FRAME.rgb is the bundled frame as raw RGB8 rows (ffmpeg writes it). Prints the frame's detections
  * as a JSON array in `periphery detect --json`'s fields, which the script compares with the CLI's.
+ * With EVENTS_DRIVE (a scripted drive that warns), runs it as a source on an engine of
+ * EVENTS_WEIGHTS and writes each result's safety events to EVENTS.jsonl as a line
+ * {"index": I, "events": [...]} in the sidecar's keys (an unknown figure, NAN here, as null), which
+ * the script compares with the lines of `periphery run`'s sidecar.
  * Checks on the way, each failing the test with its line:
  * - the same frame as BGR8 and as BGRA8 with padded rows gives the same detections, bit for bit;
  * - NULL pointers, unknown formats, short strides, a frame of the wrong size, a missing weights
@@ -12,6 +16,8 @@
  *   argument; nothing crashes;
  * - a drive opened as a source yields one result per frame, then PERIPHERY_END, repeatedly;
  *   destroying a source mid-run frees the engine;
+ * - periphery_result_events gives nothing for a NULL result and for a single frame, and only known
+ *   types and phases;
  * - periphery_input_check classifies the drive and a stream URL without opening them, counts the
  *   drive's frame bytes (against the files' own sizes), and refuses what periphery_source_open
  *   refuses with the same status and message: a missing path, a stream without a calibration, an
@@ -79,6 +85,71 @@ static int same_detections(const periphery_result *a, const periphery_result *b)
     return na == nb && (na == 0 || memcmp(da, db, na * sizeof *da) == 0);
 }
 
+static const char *event_type_name(int32_t type) {
+    switch (type) {
+    case PERIPHERY_EVENT_FORWARD_COLLISION: return "forward_collision";
+    case PERIPHERY_EVENT_CLOSE_FOLLOWING: return "close_following";
+    case PERIPHERY_EVENT_CUT_IN: return "cut_in";
+    default: return NULL;
+    }
+}
+
+static const char *event_phase_name(int32_t phase) {
+    switch (phase) {
+    case PERIPHERY_EVENT_START: return "start";
+    case PERIPHERY_EVENT_UPDATE: return "update";
+    case PERIPHERY_EVENT_END: return "end";
+    default: return NULL;
+    }
+}
+
+/* A figure of an event as JSON: NAN, the C API's unknown, as null. */
+static void print_figure(FILE *out, const char *key, double value) {
+    if (isnan(value)) fprintf(out, ",\"%s\":null", key);
+    else fprintf(out, ",\"%s\":%.17g", key, value);
+}
+
+/* Runs DRIVE as a source on an engine of WEIGHTS and writes every result's events to OUT. */
+static void write_events(const char *drive, const char *weights, const char *path) {
+    periphery_engine *engine = NULL;
+    periphery_source *source = NULL;
+    FILE *out = fopen(path, "w");
+    CHECK(out != NULL);
+    CHECK(periphery_engine_create(weights, 0, PERIPHERY_PRECISION_AUTO, &engine) == PERIPHERY_OK);
+    CHECK(periphery_source_open(engine, drive, NULL, &source) == PERIPHERY_OK);
+    if (out == NULL || source == NULL) {
+        if (out != NULL) fclose(out);
+        periphery_engine_destroy(engine);
+        return;
+    }
+    periphery_result *result = NULL;
+    size_t total = 0;
+    while (periphery_source_next(source, &result) == PERIPHERY_OK) {
+        size_t count = 99;
+        const periphery_event *events = periphery_result_events(result, &count);
+        CHECK(count == 0 || events != NULL);
+        fprintf(out, "{\"index\":%lld,\"events\":[", (long long)periphery_result_index(result));
+        for (size_t i = 0; i < count; i++) {
+            const periphery_event *e = &events[i];
+            const char *type = event_type_name(e->type), *phase = event_phase_name(e->phase);
+            CHECK(type != NULL && phase != NULL && e->track > 0);
+            fprintf(out, "%s{\"type\":\"%s\",\"phase\":\"%s\",\"track\":%lld", i > 0 ? "," : "", type ? type : "?",
+                    phase ? phase : "?", (long long)e->track);
+            print_figure(out, "ttc_s", e->ttc_s);
+            print_figure(out, "headway_s", e->headway_s);
+            print_figure(out, "range_m", e->range_m);
+            fprintf(out, "}");
+        }
+        fprintf(out, "]}\n");
+        total += count;
+        periphery_result_destroy(result);
+    }
+    fclose(out);
+    periphery_source_destroy(source);
+    periphery_engine_destroy(engine);
+    fprintf(stderr, "test_periphery: %s gave %zu event reports\n", drive, total);
+}
+
 static void check_errors(periphery_engine *engine, periphery_calibration *calibration, const periphery_image *good,
                          const char *weights) {
     periphery_result *result = NULL;
@@ -128,6 +199,10 @@ static void check_errors(periphery_engine *engine, periphery_calibration *calibr
     mount.height_m = 1.2;
     CHECK_ERROR(periphery_calibration_create(&k, &mount, &made), PERIPHERY_ERROR_CALIBRATION, "fx");
     CHECK_ERROR(periphery_calibration_load("/nonexistent/c.json", &made), PERIPHERY_ERROR_CALIBRATION, "/nonexistent/c.json");
+
+    /* A NULL result has no events. */
+    size_t none = 7;
+    CHECK(periphery_result_events(NULL, &none) == NULL && none == 0);
 
     /* Destroy functions accept NULL. */
     periphery_engine_destroy(NULL);
@@ -218,8 +293,8 @@ static void check_source(periphery_engine *engine, const char *drive, const peri
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: test_periphery WEIGHTS CALIBRATION FRAME.rgb DRIVE\n");
+    if (argc != 5 && argc != 8) {
+        fprintf(stderr, "usage: test_periphery WEIGHTS CALIBRATION FRAME.rgb DRIVE [EVENTS_DRIVE EVENTS_WEIGHTS EVENTS.jsonl]\n");
         return 2;
     }
     CHECK(periphery_api_version() == PERIPHERY_API_VERSION);
@@ -276,6 +351,11 @@ int main(int argc, char **argv) {
     free(bgr);
     free(bgra);
 
+    /* One frame cannot hold an event: none is confirmed before several frames. */
+    size_t event_count = 99;
+    periphery_result_events(result, &event_count);
+    CHECK(event_count == 0);
+
     periphery_timings timings = periphery_result_timings(result);
     CHECK(timings.inference_ms > 0 && timings.total_ms >= timings.inference_ms);
     CHECK(periphery_result_index(result) == -1 && periphery_result_image(result).data == NULL);
@@ -283,6 +363,7 @@ int main(int argc, char **argv) {
     check_errors(engine, calibration, &image, argv[1]);
     check_inputs(engine, argv[4], calibration);
     check_source(engine, argv[4], &image, calibration);
+    if (argc == 8) write_events(argv[5], argv[6], argv[7]);
 
     size_t count = 0;
     const periphery_detection *detections = periphery_result_detections(result, &count);

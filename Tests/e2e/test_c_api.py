@@ -2,8 +2,10 @@
 fresh prefix, the C test (Tests/c/test_periphery.c) and the C++ example (Examples/cpp/detect.cpp)
 built with pkg-config, run with the toolchain off PATH and LD_LIBRARY_PATH, and their detections of
 the bundled frame compared with `periphery detect --json --reject-implausible` (the engine's decode
-settings), field by field (detections.assert_equal_to_cli). With --asan-build-dir (`make
-test-asan`), the C test is built and run under AddressSanitizer against that build."""
+settings), field by field (detections.assert_equal_to_cli); the C test's safety events of a scripted
+drive that warns (conftest's warning_drive) equal those of `periphery run`'s sidecar, frame by
+frame, every figure as the same double. With --asan-build-dir (`make test-asan`), the C test is
+built and run under AddressSanitizer against that build."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from detections import assert_equal_to_cli
-from helpers import ROOT, run
+from helpers import ROOT, finished_sidecar, json_lines, run
 
 WEIGHTS = "Weights/safety40-synthetic.safetensors"
 FRAME = "docs/sample/synthetic/frame.png"
@@ -92,6 +94,21 @@ def test_c_test_detections_equal_periphery_detect(installed, inputs, cli_detecti
                     tmp_path / "test_periphery", "-lm")
     run_program(program, inputs, tmp_path / "c.json")
     assert_equal_to_cli(cli_detections, tmp_path / "c.json")
+
+
+def test_c_test_events_of_a_scripted_drive_equal_the_sidecars(installed, inputs, warning_drive, tmp_path):
+    prefix, flags = installed
+    program = build(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"], "Tests/c/test_periphery.c", flags, prefix,
+                    tmp_path / "test_periphery", "-lm")
+    out = tmp_path / "events.jsonl"
+    run([program, WEIGHTS, CALIBRATION, inputs / "frame.rgb", inputs / "drive", warning_drive["drive"], warning_drive["weights"], out],
+        env=CLEAN_ENV)
+    _, lines = finished_sidecar(warning_drive["run"])
+    got = json_lines(out)
+    assert [g["index"] for g in got] == [line["index"] for line in lines]
+    for line, mine in zip(lines, got):
+        assert mine["events"] == line.get("events", []), f"frame {line['index']}: {mine['events']} against {line.get('events')}"
+    assert sum(len(g["events"]) for g in got) > 0, "no events: the comparison would prove little"
 
 
 def test_cpp_example_detections_equal_periphery_detect(installed, inputs, cli_detections, tmp_path):

@@ -136,7 +136,7 @@ def _c_library(path: Path) -> ctypes.CDLL:
     }
     for name, (restype, argtypes) in signatures.items():
         getattr(lib, name).restype, getattr(lib, name).argtypes = restype, argtypes
-    assert lib.periphery_api_version() == 2, "this test declares periphery.h's API version 2"
+    assert lib.periphery_api_version() == 3, "this test declares periphery.h's API version 3"
     return lib
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from .errors import LibraryError, error_for_status
 
 #: The PERIPHERY_API_VERSION of the periphery.h these declarations follow.
-API_VERSION = 2
+API_VERSION = 3
 
 #: Debian's packages of the system libraries libperiphery.so needs (python/README.md).
 SYSTEM_PACKAGES = "libopenblas0 libpng16-16 libjpeg62-turbo libavformat59 libavcodec59 libavutil57 libswscale6"
@@ -91,6 +91,17 @@ class Track(ctypes.Structure):
         ("observed", ctypes.c_int32),
         ("hits", ctypes.c_int32),
         ("age_s", ctypes.c_double),
+    ]
+
+
+class Event(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_int32),
+        ("phase", ctypes.c_int32),
+        ("track", ctypes.c_int64),
+        ("ttc_s", ctypes.c_double),
+        ("headway_s", ctypes.c_double),
+        ("range_m", ctypes.c_double),
     ]
 
 
@@ -172,6 +183,7 @@ _FUNCTIONS = {
     ),
     "periphery_result_detections": (ctypes.POINTER(Detection), [_vp, _size_out]),
     "periphery_result_tracks": (ctypes.POINTER(Track), [_vp, _size_out]),
+    "periphery_result_events": (ctypes.POINTER(Event), [_vp, _size_out]),
     "periphery_result_timings": (Timings, [_vp]),
     "periphery_result_timestamp": (ctypes.c_double, [_vp]),
     "periphery_result_index": (ctypes.c_int64, [_vp]),

@@ -20,8 +20,10 @@
  *   the engine belongs to the source: periphery_engine_process on it fails with
  *   PERIPHERY_ERROR_BUSY until the source is destroyed.
  * - Versioning: PERIPHERY_API_VERSION changes when a function or struct of this header changes
- *   incompatibly; periphery_api_version() reports the library's, so that a program can refuse a
- *   library it was not built for.
+ *   incompatibly or a function is added; periphery_api_version() reports the library's, so that a
+ *   program can refuse a library it was not built for. Version 3 added the safety events
+ *   (periphery_event, periphery_result_events); version 2 the input options and
+ *   periphery_input_check.
  */
 #ifndef PERIPHERY_H
 #define PERIPHERY_H
@@ -34,7 +36,7 @@ extern "C" {
 #endif
 
 /** The version of this header's API. */
-#define PERIPHERY_API_VERSION 2
+#define PERIPHERY_API_VERSION 3
 /** The library's release, as the Python package's. */
 #define PERIPHERY_VERSION_STRING "0.1.0"
 
@@ -194,6 +196,42 @@ typedef struct periphery_track {
     double age_s;
 } periphery_track;
 
+/** The kinds of safety event (docs/guides/events.md). */
+typedef enum periphery_event_type {
+    /** The in-path lead's time to collision is under the warning threshold. */
+    PERIPHERY_EVENT_FORWARD_COLLISION = 0,
+    /** The time headway to the in-path lead has stayed under the threshold for the minimum time. */
+    PERIPHERY_EVENT_CLOSE_FOLLOWING = 1,
+    /** A vehicle seen outside the ego's corridor has entered it within range. */
+    PERIPHERY_EVENT_CUT_IN = 2
+} periphery_event_type;
+
+/** Where an event is in its life at a frame. */
+typedef enum periphery_event_phase {
+    /** The frame at which the event starts. */
+    PERIPHERY_EVENT_START = 0,
+    /** A frame while it stays on. */
+    PERIPHERY_EVENT_UPDATE = 1,
+    /** The frame at which it ends. */
+    PERIPHERY_EVENT_END = 2
+} periphery_event_phase;
+
+/** One safety event's report at one frame: the sidecar line's "events" entry. */
+typedef struct periphery_event {
+    /** A periphery_event_type. */
+    int32_t type;
+    /** A periphery_event_phase. */
+    int32_t phase;
+    /** The id of the track the event is about. */
+    int64_t track;
+    /** That vehicle's time to collision at this frame, seconds; NAN when unknown. */
+    double ttc_s;
+    /** Its time headway, seconds; NAN when unknown (the ego's speed unknown or too low). */
+    double headway_s;
+    /** Its range from the ego's front bumper, metres; NAN when unknown (the track is gone). */
+    double range_m;
+} periphery_event;
+
 /** Milliseconds per stage of one frame. */
 typedef struct periphery_timings {
     double calibrate_ms;
@@ -264,6 +302,14 @@ const periphery_detection *periphery_result_detections(const periphery_result *r
 
 /** The confirmed tracks after the frame; *count gets their number. Owned by the result. */
 const periphery_track *periphery_result_tracks(const periphery_result *result, size_t *count);
+
+/**
+ * The reports of the safety events that start, stay on or end at the frame (forward collision
+ * first, then close following, then cut-ins by track id); *count gets their number, 0 while no
+ * event is on. Owned by the result. Events still on when a source's input ends get no end report
+ * here (`periphery run` writes those in its summary).
+ */
+const periphery_event *periphery_result_events(const periphery_result *result, size_t *count);
 
 /** Per-stage timings of the frame. */
 periphery_timings periphery_result_timings(const periphery_result *result);
