@@ -8,6 +8,8 @@ The engine through libperiphery's C API (ctypes: installing needs no compiler)::
     result = engine.process(image, calibration, timestamp=0.0)   # image: H×W×3 uint8 RGB
     for d in result.detections:
         print(d.class_name, d.score, d.box.x, d.box.y)
+    for e in result.events:                  # the safety events on at this frame
+        print(e.type, e.phase, e.track, e.ttc_s)
 
     for frame in periphery.open("drive/", weights="safety40-synthetic.safetensors"):
         print(frame.index, frame.name, len(frame.tracks))
@@ -31,7 +33,22 @@ from .errors import (
     WeightsError,
 )
 from .source import Source, check_input, open
-from .types import CLASS_NAMES, Box, Detection, EgoMotion, Frame, InputInfo, Intrinsics, Mount, Result, Timings, Track
+from .types import (
+    CLASS_NAMES,
+    EVENT_PHASES,
+    EVENT_TYPES,
+    Box,
+    Detection,
+    EgoMotion,
+    Frame,
+    InputInfo,
+    Intrinsics,
+    Mount,
+    Result,
+    SafetyEventReport,
+    Timings,
+    Track,
+)
 
 __version__ = "0.1.0"
 
@@ -50,6 +67,8 @@ __all__ = [
     "Calibration",
     "CalibrationError",
     "Detection",
+    "EVENT_PHASES",
+    "EVENT_TYPES",
     "EgoMotion",
     "Engine",
     "Frame",
@@ -62,6 +81,7 @@ __all__ = [
     "Mount",
     "PeripheryError",
     "Result",
+    "SafetyEventReport",
     "Source",
     "SourceError",
     "Timings",

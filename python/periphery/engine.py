@@ -22,7 +22,22 @@ import numpy as np
 
 from . import _library as native
 from .errors import BusyError
-from .types import CLASS_NAMES, TRACK_STATES, Box, Detection, EgoMotion, Frame, Intrinsics, Mount, Result, Timings, Track
+from .types import (
+    CLASS_NAMES,
+    EVENT_PHASES,
+    EVENT_TYPES,
+    TRACK_STATES,
+    Box,
+    Detection,
+    EgoMotion,
+    Frame,
+    Intrinsics,
+    Mount,
+    Result,
+    SafetyEventReport,
+    Timings,
+    Track,
+)
 
 if TYPE_CHECKING:
     from .source import Source
@@ -217,6 +232,11 @@ def _box(b: native.Box) -> Box:
     return Box(b.x, b.y, b.z, b.length, b.width, b.height, b.yaw)
 
 
+def _known(value: float) -> float | None:
+    """A figure of the C API, where NaN stands for unknown, as None."""
+    return None if math.isnan(value) else value
+
+
 def read_result(handle: int, source: bool = False) -> Result:
     """A periphery_result's contents as Python values (the handle stays the caller's to destroy)."""
     lib = native.library()
@@ -238,12 +258,24 @@ def read_result(handle: int, source: bool = False) -> Result:
         )
         for t in (pointer[i] for i in range(count.value))
     )
+    pointer = lib.periphery_result_events(handle, ctypes.byref(count))
+    events = tuple(
+        SafetyEventReport(
+            type=EVENT_TYPES[e.type] if 0 <= e.type < len(EVENT_TYPES) else f"type {e.type}",
+            phase=EVENT_PHASES[e.phase] if 0 <= e.phase < len(EVENT_PHASES) else f"phase {e.phase}",
+            track=e.track,
+            ttc_s=_known(e.ttc_s),
+            headway_s=_known(e.headway_s),
+            range_m=_known(e.range_m),
+        )
+        for e in (pointer[i] for i in range(count.value))
+    )
     t = lib.periphery_result_timings(handle)
     timings = Timings(t.calibrate_ms, t.preprocess_ms, t.inference_ms, t.track_ms, t.total_ms)
     timestamp = lib.periphery_result_timestamp(handle)
     reset = bool(lib.periphery_result_tracker_reset(handle))
     if not source:
-        return Result(timestamp, detections, tracks, timings, reset)
+        return Result(timestamp, detections, tracks, timings, reset, events)
     picture = lib.periphery_result_image(handle)
     if picture.data and picture.width > 0 and picture.height > 0:
         rows = np.ctypeslib.as_array(picture.data, shape=(picture.height, picture.row_stride))
@@ -251,7 +283,9 @@ def read_result(handle: int, source: bool = False) -> Result:
     else:
         image = np.zeros((0, 0, 3), np.uint8)
     name = (lib.periphery_result_name(handle) or b"").decode("utf-8", "replace")
-    return Frame(timestamp, detections, tracks, timings, reset, name=name, index=lib.periphery_result_index(handle), image=image)
+    return Frame(
+        timestamp, detections, tracks, timings, reset, events, name=name, index=lib.periphery_result_index(handle), image=image
+    )
 
 
 class Engine:

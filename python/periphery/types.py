@@ -1,5 +1,5 @@
 """The plain values the engine takes and gives: calibration parts, ego motion, detections, tracks,
-timings and results.
+safety event reports, timings and results.
 
 Coordinates are the vehicle frame of ISO 8855: x forward, y left, z up, metres, origin on the road
 below the vehicle origin; yaw in radians, counter-clockwise seen from above, 0 along +x.
@@ -16,6 +16,12 @@ CLASS_NAMES = ("light_vehicle", "large_vehicle", "two_wheeler", "pedestrian")
 
 #: Track motion states by periphery_track_state.
 TRACK_STATES = ("unknown", "parked", "moving")
+
+#: Safety event types by periphery_event_type (docs/guides/events.md).
+EVENT_TYPES = ("forward_collision", "close_following", "cut_in")
+
+#: Safety event phases by periphery_event_phase.
+EVENT_PHASES = ("start", "update", "end")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +119,22 @@ class Track:
 
 
 @dataclass(frozen=True, slots=True)
+class SafetyEventReport:
+    """One safety event's report at one frame (docs/guides/events.md), as the sidecar line's
+    ``events`` entry: type (``forward_collision``, ``close_following`` or ``cut_in``), phase
+    (``start``, ``update`` or ``end``), the id of its track, and that vehicle's time to collision
+    ttc_s and time headway headway_s (seconds) and range_m from the ego's front bumper (metres) at
+    the frame, each None when unknown."""
+
+    type: str
+    phase: str
+    track: int
+    ttc_s: float | None
+    headway_s: float | None
+    range_m: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Timings:
     """Milliseconds per stage of one frame; inference is the network and the decode."""
 
@@ -126,13 +148,15 @@ class Timings:
 @dataclass(frozen=True)
 class Result:
     """What one frame gave: its detections (descending score), the confirmed tracks after it, the
-    per-stage timings, its timestamp (seconds) and whether the tracker was reset before it."""
+    per-stage timings, its timestamp (seconds), whether the tracker was reset before it, and the
+    reports of the safety events that start, stay on or end at it (empty while none is on)."""
 
     timestamp: float
     detections: tuple[Detection, ...]
     tracks: tuple[Track, ...]
     timings: Timings
     tracker_reset: bool
+    events: tuple[SafetyEventReport, ...]
 
 
 @dataclass(frozen=True)

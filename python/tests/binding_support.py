@@ -25,10 +25,12 @@ from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "Weights" / "safety40-synthetic.safetensors"
+INT8_WEIGHTS = ROOT / "Weights" / "safety40-synthetic-int8.safetensors"
 FRAME = ROOT / "docs" / "sample" / "synthetic" / "frame.png"
 CALIBRATION = ROOT / "docs" / "sample" / "synthetic" / "calibration.json"
 DRIVE = ROOT / "Tests" / "cli" / "drive"
 BOX = ("x", "y", "z", "length", "width", "height", "yaw")
+EVENT_KEYS = ("type", "phase", "track", "ttc_s", "headway_s", "range_m")
 
 
 def cli() -> str:
@@ -89,8 +91,10 @@ def frame_differences(line: dict, frame) -> list[str]:
 
     Raw detections [score, label, x, y, z, length, width, height, yaw]; tracks [id, x, y, z, length,
     width, height, yaw, model_yaw, label, score, hits, observed, state, velocity, trail,
-    heading_source]. The sidecar marks a tracker reset from the second frame on (the first frame
-    always starts a tracker; the binding reports that one too).
+    heading_source]; safety events as the line's "events" (none without the key), each figure equal
+    as a double and an unknown one None for the sidecar's null. The sidecar marks a tracker reset
+    from the second frame on (the first frame always starts a tracker; the binding reports that one
+    too).
     """
     where = f"frame {line['index']}"
     problems = []
@@ -120,4 +124,7 @@ def frame_differences(line: dict, frame) -> list[str]:
             theirs = [t[0], *t[1:8], t[9], t[10], t[11], t[12], t[13], velocity]
             if mine != theirs:
                 problems.append(f"{where}: track {t[0]} {mine} against {theirs}")
+    events = [{key: getattr(e, key) for key in EVENT_KEYS} for e in frame.events]
+    if events != line.get("events", []):
+        problems.append(f"{where}: events {events} against {line.get('events', [])}")
     return problems

@@ -61,6 +61,7 @@ def test_bundled_frame_gives_periphery_detect_detections(engine, calibration, rg
     assert detection_differences(reference, result.detections) == []
     assert isinstance(result, periphery.Result) and not isinstance(result, periphery.Frame)
     assert result.timestamp == 0.0 and result.tracker_reset  # a first frame starts the tracker
+    assert result.events == ()  # no event is confirmed on one frame
     t = result.timings
     assert t.inference_ms > 0 and t.total_ms >= t.inference_ms
     assert [d.class_name for d in result.detections] == [d["class"] for d in reference]
@@ -152,6 +153,7 @@ def test_tracks_appear_over_frames(engine, calibration, rgb):
     ]
     assert [r.tracker_reset for r in results] == [True, False, False, False]
     assert results[0].tracks == () and results[-1].tracks
+    assert all(r.events == () for r in results)  # a standing ego starts no event (docs/guides/events.md)
     track = results[-1].tracks[0]
     assert track.id >= 1 and track.hits >= 3 and track.observed and track.state in periphery.types.TRACK_STATES
     assert track.class_name == "light_vehicle" and track.age_s == pytest.approx(0.3)

@@ -1,5 +1,6 @@
-"""periphery.open against `periphery run`: on the test drive and on a video, every frame's
-detections, tracks, timestamp and tracker reset equal the line of the sidecar the CLI writes
+"""periphery.open against `periphery run`: on the test drive, on a video and on a scripted drive
+that warns (NHTSA's LVM, `periphery synth --scenario lvm`), every frame's detections, tracks,
+timestamp, tracker reset and safety events equal the line of the sidecar the CLI writes
 (replay-safety40-v1.jsonl; binding_support.py states the rule), and the frames' pixels equal the
 drive's PNGs as Pillow reads them. Options, refusals, a video cut short, and the engine's hand-over.
 """
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 import periphery
-from binding_support import DRIVE, WEIGHTS, cli, frame_differences, read_rgb, run_cli, sidecar
+from binding_support import DRIVE, INT8_WEIGHTS, WEIGHTS, cli, frame_differences, read_rgb, run_cli, sidecar
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +70,18 @@ def test_a_video_gives_the_sidecar(video):
     assert all(f.image.shape == (200, 320, 3) for f in frames)
     assert [f.index for f in frames] == list(range(12))
     assert sum(len(f.detections) for f in frames) > 0
+
+
+def test_a_scripted_drive_gives_the_sidecars_events(tmp_path):
+    """Result.events of every frame equal the sidecar's events, and the drive warns: the lead 40 m
+    ahead at 20 mph, the ego at 45 mph."""
+    run_cli("synth", "--sequence", "--scenario", "lvm", "--gap", "40", "--frames", "40", "--seed", "1", "--out", str(tmp_path / "drive"))
+    run_cli("run", str(tmp_path / "drive"), "--weights", str(INT8_WEIGHTS), "--out", str(tmp_path / "cli"))
+    frames = list(periphery.open(tmp_path / "drive", weights=INT8_WEIGHTS))
+    compare(frames, sidecar(tmp_path / "cli" / "replay-safety40-v1.jsonl"))
+    reports = [e for f in frames for e in f.events]
+    assert any(e.type == "forward_collision" and e.phase == "start" for e in reports), reports
+    assert all(isinstance(e, periphery.SafetyEventReport) for e in reports)
 
 
 def test_an_engine_of_ones_own_and_the_options(drive, tmp_path):
