@@ -307,6 +307,8 @@ def test_fleet_with_a_killed_worker(work, data, cluster):
             assert row["status"] == "complete" and row["attempts"] == 1, row
         if row["status"] == "complete":
             assert row["frames"] == row["processed"] > 0 and row["detections"] > 0 and row["seconds"] > 0
+            # The event columns of the sidecar's summary (test_fleet_table.py holds them to it).
+            assert all(isinstance(row[c], int) and row[c] >= 0 for c in ("forward_collisions", "close_followings", "cut_ins")), row
             assert row["node"] in (cluster["head"], cluster["worker_id"])
     check_outputs(out, data, rows)
     # The killed worker's CLI died with it.

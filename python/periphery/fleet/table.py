@@ -5,7 +5,11 @@ Columns (docs/guides/fleet.md): input (the id), path, kind (video or drive), cal
 (complete, failed, cancelled, dry-run), resumed (complete before this run started), frames (decoded),
 processed, detections (raw detections over all frames), tracks_born (distinct confirmed tracks),
 seconds (wall time of the attempt that completed, CLI start to end), node (Ray node id), host,
-attempts (attempts this run; 0 when resumed), error (the message of the last failure).
+attempts (attempts this run; 0 when resumed), error (the message of the last failure); from the
+sidecar summary's safety events (docs/guides/events.md): forward_collisions, close_followings and
+cut_ins (counts), min_ttc_s and min_headway_s (the worst time to collision and headway, seconds) and
+events_per_hour (every type, per hour of the input's frames), null where the run had none of the
+figure or wrote no events.
 """
 
 import json
@@ -17,6 +21,8 @@ COLUMNS = [
     ("resumed", "bool"), ("frames", "int64"), ("processed", "int64"), ("detections", "int64"),
     ("tracks_born", "int64"), ("seconds", "float64"), ("node", "string"), ("host", "string"),
     ("attempts", "int64"), ("error", "string"),
+    ("forward_collisions", "int64"), ("close_followings", "int64"), ("cut_ins", "int64"), ("min_ttc_s", "float64"),
+    ("min_headway_s", "float64"), ("events_per_hour", "float64"),
 ]
 
 

@@ -77,7 +77,8 @@ def _fsync_dir(path):
 def sidecar_stats(path):
     """What the fleet table takes from a replay sidecar: frames (received), processed, detections
     (raw detections summed over frames), tracks_born (distinct ids of confirmed tracks), frame_lines,
-    ended and the CLI's own seconds.
+    ended and the CLI's own seconds, and from the summary's ``events`` (docs/guides/events.md) the
+    columns of `event_columns`.
 
     Raises ValueError naming the file when it is not a complete sidecar (no header or no summary).
     """
@@ -108,7 +109,47 @@ def sidecar_stats(path):
         "frame_lines": frame_lines,
         "ended": summary.get("ended"),
         "cli_seconds": float(summary.get("seconds", 0.0)),
+        **event_columns(path, summary),
     }
+
+
+#: The summary's event types, by the column that counts each.
+EVENT_COUNT_COLUMNS = {
+    "forward_collisions": "forward_collision",
+    "close_followings": "close_following",
+    "cut_ins": "cut_in",
+}
+
+
+#: The fleet table's event columns, in order.
+EVENT_COLUMNS = (*EVENT_COUNT_COLUMNS, "min_ttc_s", "min_headway_s", "events_per_hour")
+
+
+def event_columns(path, summary):
+    """The fleet table's event columns from a sidecar summary's ``events`` object: the count per
+    type (EVENT_COUNT_COLUMNS), min_ttc_s, min_headway_s and events_per_hour. All None for a sidecar
+    written before events were (it has no ``events``); a figure the run never had is None too.
+
+    Raises ValueError naming the file when ``events`` is there but not of that form.
+    """
+    events = summary.get("events")
+    if events is None:
+        return dict.fromkeys(EVENT_COLUMNS)
+    counts = events.get("counts") if isinstance(events, dict) else None
+    if not isinstance(counts, dict):
+        raise ValueError(f"{path}: the summary's events have no counts")
+    columns = {}
+    for column, kind in EVENT_COUNT_COLUMNS.items():
+        count = counts.get(kind)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise ValueError(f"{path}: the summary's events.counts.{kind} is {count!r}, not a count")
+        columns[column] = count
+    for column, key in (("min_ttc_s", "min_ttc_s"), ("min_headway_s", "min_headway_s"), ("events_per_hour", "per_hour")):
+        value = events.get(key)
+        if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+            raise ValueError(f"{path}: the summary's events.{key} is {value!r}, not a number")
+        columns[column] = None if value is None else float(value)
+    return columns
 
 
 def outputs_of(spec):
@@ -280,7 +321,7 @@ def run_input(spec, attempt):
                     if missing:
                         row["error"] = f"periphery run wrote no {', '.join(missing)}"
                     else:
-                        for key in ("frames", "processed", "detections", "tracks_born"):
+                        for key in ("frames", "processed", "detections", "tracks_born", *EVENT_COLUMNS):
                             row[key] = stats[key]
                         row.update(status="complete", outputs=outputs_of(spec))
         if row["status"] != "complete":
