@@ -46,6 +46,8 @@ enum RunCommand: Command {
           --keep-corrupt         process damaged frames (marked in their line) instead of skipping them
           --gpsd [HOST:PORT]     ego motion from a running gpsd (default 127.0.0.1:2947)
           --auto-pitch           estimate the mount pitch from the drive's motion while running
+          --events FILE          safety-event settings, a JSON object of the fields to change
+                                 ({"forwardCollision": {"timeToCollisionSeconds": 2.5}}; docs/guides/events.md)
           --fps F                frame rate for --stdin-raw, or for drives without frames.csv (default 10)
           --stdin-raw WxH        read raw rgb24 frames of this size from standard input
           --progress             show the progress line even when standard error is not a terminal
@@ -61,7 +63,7 @@ enum RunCommand: Command {
             options: [
                 "calibration", "out", "max-frames", "fps", "stdin-raw", "weights", "threads", "precision", "int8-kernel", "render-video", "mcap",
                 "start", "duration", "every", "video-size", "framerate", "input-format", "rtsp-transport", "timeout",
-                "reconnect-timeout", "gpsd", "serve", "token", "view-fps",
+                "reconnect-timeout", "gpsd", "serve", "token", "view-fps", "events",
             ],
             flags: ["render", "auto-pitch", "progress", "realtime", "listen", "keep-corrupt"])
         let sources = RunSources(args: args)
@@ -70,6 +72,7 @@ enum RunCommand: Command {
         let engine = try PerceptionEngine(
             weights: weights, threads: try Defaults.threads(args), precision: try Defaults.precision(args),
             int8Kernel: try Defaults.int8Kernel(args))
+        if let path = args.value("events") { try engine.configureEvents(try SafetyEventConfiguration(contentsOfFile: path)) }
         let stop = StopRequest()
         StopSignals.install(stop)
         var opened = try input.open(for: engine, stop: stop, report: { printError("warning: \($0)") })

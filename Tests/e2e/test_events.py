@@ -16,6 +16,8 @@ ahead (the ego at 45 mph closing on it at 11.2 m/s; `periphery synth --scenario 
 - the MCAP, read with the `mcap` package (mcap_files.verify_mcap checks the file and its channels):
   `/perception/events` holds per frame exactly the line's events, and last the summary's final
   reports.
+`--events FILE` with a lower warning threshold starts the warning later, at a TTC under that threshold,
+and a file with a bad or unknown setting is refused naming the file and the field.
 A drive that must not warn (`--scenario following --gap 25`: the lead at 1.24 s headway, no closing)
 has no `events` key in any line (so a run without events writes the lines it always wrote), counts
 of 0 and a worst headway within 0.3 s of truth.json's.
@@ -27,7 +29,7 @@ import json
 import math
 import pytest
 
-from helpers import finished_sidecar, run
+from helpers import fails, finished_sidecar, run
 from mcap_files import events_messages, verify_mcap
 
 WEIGHTS = "Weights/safety40-synthetic-int8.safetensors"
@@ -153,3 +155,21 @@ def test_a_drive_without_events_writes_no_events(periphery, tmp_path):
     assert events["per_hour"] == 0
     true_headway = min(frame["in_path_lead"]["headway_s"] for frame in truth["trajectory"] if frame.get("in_path_lead"))
     assert events["min_headway_s"] is not None and abs(events["min_headway_s"] - true_headway) <= 0.3, (events, true_headway)
+
+
+def test_events_option_sets_the_rules_and_refuses_a_bad_field(periphery, warning_drive, closing, tmp_path):
+    default_starts = [r["ttc_s"] for line in closing["lines"] for r in line.get("events", []) if r["phase"] == "start"]
+    late = tmp_path / "late.json"
+    late.write_text(json.dumps({"forwardCollision": {"timeToCollisionSeconds": 1.0}}))
+    run([periphery, "run", warning_drive["drive"], "--out", tmp_path / "run", "--weights", warning_drive["weights"], "--events", late])
+    _, lines = finished_sidecar(tmp_path / "run")
+    starts = [r["ttc_s"] for line in lines for r in line.get("events", []) if r["phase"] == "start" and r["type"] == "forward_collision"]
+    assert starts and all(ttc <= 1.0 for ttc in starts), starts
+    assert any(ttc > 1.0 for ttc in default_starts), f"the default run's warnings start at {default_starts}: the test would prove little"
+    for settings, field in (({"forwardCollision": {"timeToCollisionSeconds": -1}}, "forwardCollision.timeToCollisionSeconds"),
+                            ({"forwardColision": {"timeToCollisionSeconds": 2}}, "forwardColision"),
+                            ({"cutIn": {"confirmationFrames": 2.5}}, "cutIn.confirmationFrames")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps(settings))
+        fails([periphery, "run", warning_drive["drive"], "--out", tmp_path / "bad", "--max-frames", "1", "--events", bad], None,
+              str(bad), f"'{field}'")
