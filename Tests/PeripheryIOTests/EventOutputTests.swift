@@ -38,7 +38,8 @@ struct EventOutputTests {
         #expect(!quiet.contains("events"))
         #expect(quiet.hasSuffix(#""tracks":[],"arrival":1.0,"latency_ms":2.0,"dropped":0}"#))
         let parsed = try object(Data(try line(events: reports).utf8))
-        #expect(parsed["events"] as? NSArray == (try codableForm(reports)))
+        let expected = try codableForm(reports)
+        #expect(parsed["events"] as? NSArray == expected)
         #expect(parsed["latency_ms"] as? Double == 2)
     }
 
@@ -61,7 +62,8 @@ struct EventOutputTests {
         #expect(parsed["min_ttc_s"] as? Double == 1.5 && parsed["min_headway_s"] is NSNull)
         let finished = try #require(parsed["finished"] as? [[String: Any]])
         #expect(finished.map { $0["track"] as? Int } == [7, 9, 3] && finished[1]["min_ttc_s"] is NSNull)
-        #expect(parsed["final_reports"] as? NSArray == (try codableForm([reports[1]])))
+        let finalReports = try codableForm([reports[1]])
+        #expect(parsed["final_reports"] as? NSArray == finalReports)
         let decoded = try JSONDecoder().decode(RunSummary.self, from: data)
         #expect(decoded == summary && decoded.events?.total == 3)
         #expect(summary.events?.report == "2 forward collision, 0 close following, 1 cut-in; 180.0 per hour; worst TTC 1.50 s; worst headway —")
@@ -76,7 +78,8 @@ struct EventOutputTests {
         let body = try object(message.data)
         #expect(body["end_of_run"] as? Bool == true && body["index"] as? Int == 122 && body["pts"] as? Double == 12.25)
         #expect(body["timestamp"] as? [String: Int] == ["sec": 12, "nsec": 250_000_000])
-        #expect(body["events"] as? NSArray == (try codableForm(reports)))
+        let expected = try codableForm(reports)
+        #expect(body["events"] as? NSArray == expected)
         let frame = try object(FoxgloveEncoder.events([], time: Foxglove.Time(seconds: 0.5), index: 5, pts: 0.5, endOfRun: false))
         #expect((frame["events"] as? [Any])?.isEmpty == true && frame["end_of_run"] as? Bool == false)
 
