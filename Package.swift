@@ -87,7 +87,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "PeripheryGeometryTests", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryTestSupport"]),
-        .testTarget(name: "PeripheryEventsTests", dependencies: ["PeripheryCore", "PeripheryEvents"]),
+        .testTarget(name: "PeripheryEventsTests", dependencies: ["PeripheryCore", "PeripheryEvents", "PeripheryTestSupport"]),
         .testTarget(
             name: "PeripheryRenderingTests",
             dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryTestSupport"]
