@@ -24,6 +24,10 @@ extension SafetyEventConfiguration {
             "0 to kinematicsWindowSeconds (\(kinematicsWindowSeconds) s)")
         try check(accelerationSignificance, "accelerationSignificance", 0...10, "0 to 10 standard errors")
         try check(maximumClosingAcceleration, "maximumClosingAcceleration", 0...100, open: true, "more than 0 and at most 100 m/s²")
+        try check(continuitySeconds, "continuitySeconds", 0...10, "0 to 10 s")
+        try check(continuityRangeMetres, "continuityRangeMetres", 0...50, "0 to 50 m")
+        try check(continuityRangeFraction, "continuityRangeFraction", 0...1, "0 to 1")
+        try check(continuityLateralMetres, "continuityLateralMetres", 0...10, "0 to 10 m")
 
         let forward = forwardCollision
         try check(

@@ -25,6 +25,18 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     public var accelerationSignificance = 2.0
     /// Closing accelerations are clamped to ± this.
     public var maximumClosingAcceleration = 10.0
+    /// A track the tracker has lost hands its range history on, for this long after its last
+    /// measured range, to a new track of the same vehicle: one that appears where that history puts
+    /// it. The tracker starts a new id whenever a far vehicle's range jumps beyond its gate, and a
+    /// history that restarted with every id would never be long enough to fit. 0: never.
+    public var continuitySeconds = 1.0
+    /// The new track's range must lie within this much of the range the lost track's history
+    /// predicts, or within `continuityRangeFraction` of it if that is more.
+    public var continuityRangeMetres = 2.0
+    /// The part of the range that the continuity gate grows to: a camera's range error grows with range.
+    public var continuityRangeFraction = 0.15
+    /// The new track's lateral offset from the path must lie within this much of the lost track's last one.
+    public var continuityLateralMetres = 1.0
     /// The forward-collision warning's rules.
     public var forwardCollision = ForwardCollision()
     /// The close-following event's rules.

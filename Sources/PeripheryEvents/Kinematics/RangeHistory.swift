@@ -14,6 +14,8 @@ struct RangeHistory: Sendable {
 
     /// `(t, range)`, oldest first.
     private(set) var samples: [SIMD2<Double>] = []
+    /// The track's latest lateral offset from the path, for handing the history on (`continuitySeconds`).
+    var lateralOffset: Double?
 
     /// Adds a sample and drops those older than `window` seconds before it.
     mutating func append(t: Double, range: Double, window: Double) {
@@ -40,6 +42,15 @@ struct RangeHistory: Sendable {
         // Without a telling acceleration the straight line is the better speed: the parabola's
         // slope at its end is several times noisier.
         return fitLine().map { ClosingKinematics(speed: $0, acceleration: nil) }
+    }
+
+    /// The range the history predicts at `t`: its newest range carried on by its closing speed and
+    /// acceleration, or the newest range itself without them; nil when it has no sample.
+    func predictedRange(at t: Double, configuration: SafetyEventConfiguration) -> Double? {
+        guard let newest = samples.last else { return nil }
+        let dt = t - newest.x
+        guard let closing = closing(configuration: configuration) else { return newest.y }
+        return newest.y - closing.speed * dt - (closing.acceleration ?? 0) * dt * dt / 2
     }
 
     /// The closing speed of the least-squares line, `nil` when all samples share one time.
