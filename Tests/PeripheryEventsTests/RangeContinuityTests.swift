@@ -20,7 +20,7 @@ struct RangeContinuityTests {
     }
 
     @Test func aCoastingTracksPredictedRangeIsNotAMeasurement() throws {
-        var detector = SafetyEventDetector()
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
         for k in 0..<5 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: Self.range(k))]) }
         // Two frames coasted at the tracker's prediction (here 5 m too near): the closing speed
         // stays the line through the five measured ranges, 10 m/s; the range shown is the track's.
@@ -34,7 +34,7 @@ struct RangeContinuityTests {
     }
 
     @Test func aNewTrackWhereTheLostOnesHistoryPutsItCarriesItOn() throws {
-        var detector = SafetyEventDetector()
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
         for k in 0..<8 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: Self.range(k))]) }
         // Track 1 is lost for two frames; track 2 appears at frame 10, 1.5 m beyond the 20 m that
         // track 1's history predicts (within the 2 m gate), in the same lane.
@@ -61,7 +61,7 @@ struct RangeContinuityTests {
         for (range, y, lost) in [(26.0, 0.0, 1), (20.0, 1.5, 1)] {
             // 26 m is 6 m beyond the prediction (gate: the larger of 2 m and 15 % of 26 m, 3.9 m);
             // 1.5 m to the side is beyond the 1 m lateral gate.
-            var detector = SafetyEventDetector()
+            var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
             for k in 0..<8 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: Self.range(k))]) }
             _ = Self.step(&detector, 8, [])
             _ = Self.step(&detector, 9, [])
@@ -72,7 +72,7 @@ struct RangeContinuityTests {
     }
 
     @Test func aLostHistoryExpiresAfterTheContinuityTime() throws {
-        var detector = SafetyEventDetector()
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
         for k in 0..<8 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: Self.range(k))]) }
         // Last measured at 0.7 s: kept at 1.7 s; at 1.8 s, 1.1 s later, gone even where it would fit.
         for k in 8..<18 { _ = Self.step(&detector, k, []) }
@@ -82,7 +82,7 @@ struct RangeContinuityTests {
     }
 
     @Test func aTrackBackUnderItsOwnIdKeepsItsHistory() throws {
-        var detector = SafetyEventDetector()
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
         for k in 0..<5 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: Self.range(k))]) }
         _ = Self.step(&detector, 5, [])
         // Back 8 m off its prediction, beyond the gate: the tracker says it is the same vehicle.
@@ -91,7 +91,7 @@ struct RangeContinuityTests {
     }
 
     @Test func noContinuityWhenSwitchedOff() throws {
-        var configuration = SafetyEventConfiguration()
+        var configuration = EventScene.exactRanges
         configuration.continuitySeconds = 0
         var detector = try SafetyEventDetector(configuration: configuration)
         for k in 0..<8 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: Self.range(k))]) }

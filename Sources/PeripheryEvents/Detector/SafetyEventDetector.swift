@@ -150,7 +150,7 @@ public struct SafetyEventDetector: Sendable {
             let inCorridor = abs(offset) <= c.corridorWidthMetres / 2
             figures[track.id] = TrackFigures(
                 track: track.id, range: range, lateralOffset: offset, inCorridor: inCorridor,
-                inPath: inCorridor && range > 0 && range <= c.maximumRangeMetres, closing: closing,
+                inPath: inCorridor && range > 0 && range <= c.maximumRangeMetres, measured: track.observed, closing: closing,
                 timeToCollision: closing.flatMap {
                     CollisionTiming.timeToCollision(range: range, closingSpeed: $0.speed, closingAcceleration: $0.acceleration)
                 },
