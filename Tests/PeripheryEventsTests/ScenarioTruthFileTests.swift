@@ -79,7 +79,7 @@ struct ScenarioTruthFileTests {
         for (original, replacement, field) in cases {
             let folder = try Self.drive(truth: Self.truth.replacingOccurrences(of: original, with: replacement))
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            do {
+            do throws(ScenarioTruthError) {
                 _ = try ScenarioTruth(driveDirectory: folder)
                 Issue.record("\(field): no error")
             } catch {
