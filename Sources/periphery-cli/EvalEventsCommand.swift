@@ -15,8 +15,9 @@ enum EvalEventsCommand: Command {
         truth.json. Prints per drive the first forward-collision warning on the scripted lead (matched
         to a track by the lead's labelled position) with the true TTC at its start, per NHTSA test
         (lvs, lvd, lvm; the same parameters) whether 5 of 7 trials warned at or above the required
-        TTC (2.1, 2.4, 2.0 s), the false warnings per hour over `free` drives, and the error of the
-        lead's TTC (where the true TTC < 4 s) and headway: median and 90th percentile.
+        TTC (2.1, 2.4, 2.0 s), the false warnings per hour over `free` drives, the `cut-in` drives
+        whose cut-in event came within 1 s of the lead's true entry into the path, and the error of
+        the lead's TTC (where the true TTC < 4 s) and headway: median and 90th percentile.
 
         OPTIONS:
           --data DIR [DIR ...]   the drives (each needs truth.json with its scenario)

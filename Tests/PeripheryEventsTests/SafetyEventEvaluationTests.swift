@@ -169,4 +169,29 @@ struct SafetyEventEvaluationTests {
         }
         #expect(evaluation.report.drives.isEmpty)
     }
+
+    @Test func aCutInCountsWhenItStartsWithinASecondOfTheTrueEntry() throws {
+        var evaluation = SafetyEventEvaluation(egoFrontMetres: 3.7)
+        // The scripted lead is the true in-path lead from frame 4 (0.4 s); our cut-in on track 3
+        // starts at frame 6 (0.2 s late), at frame 15 (1.1 s late), or never.
+        for start in [6, 15, nil] as [Int?] {
+            var truth = Self.truth(.cutIn, frames: 20)
+            for k in 0..<4 { truth.frames[k].lead = nil }
+            var observations = Self.observations(frames: 20, warnAt: nil)
+            if let start {
+                observations[start].assessment.reports = [
+                    SafetyEventReport(type: .cutIn, phase: .start, track: 3, timeToCollision: nil, headway: 1, range: 20)
+                ]
+            }
+            try evaluation.add(drive: "cut-in", truth: truth, observations: observations)
+        }
+        let report = evaluation.report
+        #expect(report.drives.map { $0.cutIn?.trueEntry } == [0.4, 0.4, 0.4])
+        #expect(report.drives.map { $0.cutIn?.start } == [0.6, 1.5, nil])
+        #expect(report.drives.map { $0.cutIn?.inTime } == [true, false, false])
+        #expect(report.cutIns.drives == 3 && report.cutIns.inTime == 1 && report.cutIns.tolerance == 1)
+        let delays = report.cutIns.delays
+        #expect(delays.count == 3 && abs((delays[0] ?? .nan) - 0.2) <= 1e-12 && abs((delays[1] ?? .nan) - 1.1) <= 1e-12 && delays[2] == nil)
+        #expect(report.drives.allSatisfy { $0.requiredTimeToCollision == nil && $0.inTime == nil })
+    }
 }

@@ -51,7 +51,10 @@ def median(values):
 
 def test_eval_events_reports_each_drive_against_its_truth(evaluated):
     drives, truths, report, _ = evaluated
-    assert set(report) == {"drives", "tests", "free_flow", "error_window_ttc_s", "ttc_error", "headway_error", "headway_error_in_window"}
+    assert set(report) == {"drives", "tests", "free_flow", "cut_ins", "error_window_ttc_s", "ttc_error", "headway_error",
+                           "headway_error_in_window"}
+    assert report["cut_ins"] == {"drives": 0, "in_time": 0, "tolerance_s": 1, "delays_s": []}
+    assert all(d["cut_in"] is None for d in report["drives"])
     lvm, free = report["drives"]
     assert [d["drive"] for d in report["drives"]] == [str(d) for d in drives]
     for drive, truth in zip(report["drives"], truths):

@@ -24,6 +24,9 @@ public struct SafetyEventEvaluation: Sendable {
         public var errorWindowSeconds = 4.0
         /// Largest difference between a frame's time and its truth entry's, s.
         public var timeTolerance = 1e-3
+        /// A cut-in is detected in time when our event starts within this of the true entry, s
+        /// (issue 43's bar: within 1 s).
+        public var cutInToleranceSeconds = 1.0
 
         /// The defaults.
         public init() {}
@@ -67,6 +70,7 @@ public struct SafetyEventEvaluation: Sendable {
             seconds: Double(observations.count) / truth.framesPerSecond, firstSight: nil, firstSightRange: nil, warning: nil, warnings: 0,
             otherWarnings: 0, requiredTimeToCollision: kind.requiredWarningTime, inTime: nil)
         var errors = FrameErrors()
+        var cutIn = SafetyEventEvaluationReport.CutIn(trueEntry: nil, start: nil, inTime: false)
         var comparisons: [SafetyEventFrameComparison] = []
         for observation in observations {
             let t = observation.assessment.timestamp
@@ -81,6 +85,11 @@ public struct SafetyEventEvaluation: Sendable {
             if drive.firstSight == nil, let ours, isVehicle(ours.track, truth.leadID) {
                 drive.firstSight = t
                 drive.firstSightRange = frame.lead.flatMap { $0.id == truth.leadID ? $0.range : nil }
+            }
+            if kind == .cutIn {
+                if cutIn.trueEntry == nil, let lead = frame.lead, lead.id == truth.leadID { cutIn.trueEntry = t }
+                let starts = observation.assessment.reports.filter { $0.type == .cutIn && $0.phase == .start }
+                if cutIn.start == nil, starts.contains(where: { isVehicle($0.track, truth.leadID) }) { cutIn.start = t }
             }
             let warnings = observation.assessment.reports.filter { $0.type == .forwardCollision }
             for report in warnings where report.phase == .start {
@@ -105,6 +114,10 @@ public struct SafetyEventEvaluation: Sendable {
         }
         if let required = kind.requiredWarningTime {
             drive.inTime = (drive.warning?.trueTimeToCollision).map { $0 >= required - 1e-9 } ?? false
+        }
+        if kind == .cutIn {
+            if let entry = cutIn.trueEntry, let start = cutIn.start { cutIn.inTime = abs(start - entry) <= rules.cutInToleranceSeconds + 1e-9 }
+            drive.cutIn = cutIn
         }
         drives.append(drive)
         timeToCollisionErrors += errors.timeToCollision
@@ -131,10 +144,14 @@ public struct SafetyEventEvaluation: Sendable {
         let free = drives.filter { $0.scenario.kind == .free }
         let hours = free.reduce(0) { $0 + $1.seconds } / 3600
         let warnings = free.reduce(0) { $0 + $1.warnings }
+        let cutIns = drives.compactMap(\.cutIn)
         return SafetyEventEvaluationReport(
             drives: drives, tests: tests,
             freeFlow: SafetyEventEvaluationReport.FreeFlow(
                 drives: free.count, hours: hours, warnings: warnings, warningsPerHour: hours > 0 ? Double(warnings) / hours : nil),
+            cutIns: SafetyEventEvaluationReport.CutIns(
+                drives: cutIns.count, inTime: cutIns.filter(\.inTime).count, tolerance: rules.cutInToleranceSeconds,
+                delays: cutIns.map { cut in cut.start.flatMap { start in cut.trueEntry.map { start - $0 } } }),
             errorWindow: rules.errorWindowSeconds,
             timeToCollisionError: SafetyEventEvaluationReport.Spread(errors: timeToCollisionErrors, missed: timeToCollisionMissed),
             headwayError: SafetyEventEvaluationReport.Spread(errors: headwayErrors, missed: headwayMissed),

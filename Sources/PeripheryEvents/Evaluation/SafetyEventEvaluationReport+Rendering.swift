@@ -34,6 +34,11 @@ extension SafetyEventEvaluationReport: CustomStringConvertible {
             String(
                 format: "free flow: %d drives, %.3f h, %d forward-collision warnings (%@ per hour)", freeFlow.drives, freeFlow.hours,
                 freeFlow.warnings, Self.number(freeFlow.warningsPerHour, "%.2f")))
+        if cutIns.drives > 0 {
+            lines.append(
+                "cut-ins: \(cutIns.inTime) of \(cutIns.drives) detected within \(Self.number(cutIns.tolerance, "%g")) s of the true entry; "
+                    + "start less entry: " + cutIns.delays.map { Self.number($0, "%+.1f s") }.joined(separator: " "))
+        }
         let window = Self.number(errorWindow, "%g")
         lines.append("TTC error where the true TTC < \(window) s: " + Self.describe(timeToCollisionError))
         lines.append("headway error where both have one: " + Self.describe(headwayError))

@@ -46,6 +46,33 @@ public struct SafetyEventEvaluationReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// The cut-in of a `cut-in` drive: when the scripted lead truly entered the path, and when our
+    /// first cut-in event on it started.
+    public struct CutIn: Sendable, Hashable, Codable {
+        /// The first frame at which the scripted lead is the true in-path lead, s.
+        public var trueEntry: Double?
+        /// The start of our first cut-in event on the scripted lead, s.
+        public var start: Double?
+        /// Whether it started within `SafetyEventEvaluation.Rules.cutInToleranceSeconds` of the true entry.
+        public var inTime: Bool
+
+        /// Creates a cut-in's result.
+        public init(trueEntry: Double?, start: Double?, inTime: Bool) {
+            self.trueEntry = trueEntry
+            self.start = start
+            self.inTime = inTime
+        }
+
+        private enum CodingKeys: String, CodingKey { case trueEntry = "true_entry_s", start = "start_s", inTime = "in_time" }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(trueEntry, forKey: .trueEntry)
+            try c.encode(start, forKey: .start)
+            try c.encode(inTime, forKey: .inTime)
+        }
+    }
+
     /// One drive.
     public struct Drive: Sendable, Hashable, Codable {
         /// The drive as the caller named it (its directory).
@@ -74,11 +101,14 @@ public struct SafetyEventEvaluationReport: Sendable, Hashable, Codable {
         /// Whether the warning came at a true time to collision of at least the required one; nil
         /// for a scenario without a requirement.
         public var inTime: Bool?
+        /// The cut-in of a `cut-in` drive; nil for the others.
+        public var cutIn: CutIn?
 
         /// Creates a drive's result.
         public init(
             drive: String, scenario: ScenarioTruth.Scenario, leadID: Int?, frames: Int, seconds: Double, firstSight: Double?,
-            firstSightRange: Double?, warning: Warning?, warnings: Int, otherWarnings: Int, requiredTimeToCollision: Double?, inTime: Bool?
+            firstSightRange: Double?, warning: Warning?, warnings: Int, otherWarnings: Int, requiredTimeToCollision: Double?, inTime: Bool?,
+            cutIn: CutIn? = nil
         ) {
             self.drive = drive
             self.scenario = scenario
@@ -92,9 +122,11 @@ public struct SafetyEventEvaluationReport: Sendable, Hashable, Codable {
             self.otherWarnings = otherWarnings
             self.requiredTimeToCollision = requiredTimeToCollision
             self.inTime = inTime
+            self.cutIn = cutIn
         }
 
         private enum CodingKeys: String, CodingKey {
+            case cutIn = "cut_in"
             case drive, scenario, leadID = "lead_id", frames, seconds, firstSight = "first_sight_s", firstSightRange = "first_sight_range_m"
             case warning, warnings, otherWarnings = "other_warnings", requiredTimeToCollision = "required_ttc_s", inTime = "in_time"
         }
@@ -113,7 +145,30 @@ public struct SafetyEventEvaluationReport: Sendable, Hashable, Codable {
             try c.encode(otherWarnings, forKey: .otherWarnings)
             try c.encode(requiredTimeToCollision, forKey: .requiredTimeToCollision)
             try c.encode(inTime, forKey: .inTime)
+            try c.encode(cutIn, forKey: .cutIn)
         }
+    }
+
+    /// The `cut-in` drives together.
+    public struct CutIns: Sendable, Hashable, Codable {
+        /// Drives.
+        public var drives: Int
+        /// Those whose cut-in was detected within the tolerance of the true entry.
+        public var inTime: Int
+        /// The tolerance, s.
+        public var tolerance: Double
+        /// Per drive, in drive order, our start less the true entry, s (nil: no cut-in on the lead).
+        public var delays: [Double?]
+
+        /// Creates the cut-ins' figures.
+        public init(drives: Int, inTime: Int, tolerance: Double, delays: [Double?]) {
+            self.drives = drives
+            self.inTime = inTime
+            self.tolerance = tolerance
+            self.delays = delays
+        }
+
+        private enum CodingKeys: String, CodingKey { case drives, inTime = "in_time", tolerance = "tolerance_s", delays = "delays_s" }
     }
 
     /// One NHTSA test: the drives of one scenario with the same parameters.
@@ -228,6 +283,8 @@ public struct SafetyEventEvaluationReport: Sendable, Hashable, Codable {
     public var tests: [Test]
     /// The free-flow drives.
     public var freeFlow: FreeFlow
+    /// The cut-in drives.
+    public var cutIns: CutIns
     /// The true times to collision under which the errors are measured, s (`errorWindowSeconds`).
     public var errorWindow: Double
     /// Time to collision error where the true one is under `errorWindow`.
@@ -239,12 +296,13 @@ public struct SafetyEventEvaluationReport: Sendable, Hashable, Codable {
 
     /// Creates a report.
     public init(
-        drives: [Drive], tests: [Test], freeFlow: FreeFlow, errorWindow: Double, timeToCollisionError: Spread, headwayError: Spread,
+        drives: [Drive], tests: [Test], freeFlow: FreeFlow, cutIns: CutIns, errorWindow: Double, timeToCollisionError: Spread, headwayError: Spread,
         headwayErrorInWindow: Spread
     ) {
         self.drives = drives
         self.tests = tests
         self.freeFlow = freeFlow
+        self.cutIns = cutIns
         self.errorWindow = errorWindow
         self.timeToCollisionError = timeToCollisionError
         self.headwayError = headwayError
@@ -252,7 +310,7 @@ public struct SafetyEventEvaluationReport: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case drives, tests, freeFlow = "free_flow", errorWindow = "error_window_ttc_s", timeToCollisionError = "ttc_error"
+        case drives, tests, freeFlow = "free_flow", cutIns = "cut_ins", errorWindow = "error_window_ttc_s", timeToCollisionError = "ttc_error"
         case headwayError = "headway_error", headwayErrorInWindow = "headway_error_in_window"
     }
 }
