@@ -3,7 +3,7 @@ import Foundation
 /// `periphery`: a thin command line over the Periphery libraries.
 let commands: [any Command.Type] = [
     SelfCheckCommand.self, DetectCommand.self, RunCommand.self, TrackCommand.self, LUTCommand.self, DecodeCommand.self,
-    SynthCommand.self, EvalCommand.self, CalibrateCommand.self, ForwardCommand.self, BenchCommand.self, SoakCommand.self,
+    SynthCommand.self, EvalCommand.self, EvalEventsCommand.self, CalibrateCommand.self, ForwardCommand.self, BenchCommand.self, SoakCommand.self,
     InfoCommand.self, QuantizeCommand.self, PrepareCommand.self,
 ]
 
@@ -13,7 +13,7 @@ let usage = """
     Real-time monocular bird's-eye-view vehicle detection (Safety40).
 
     COMMANDS:
-    \(commands.map { "  \($0.name.padding(toLength: 11, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+    \(commands.map { "  \($0.name.padding(toLength: 13, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
 
     Run `periphery <command> --help` for a command's options.
     """

@@ -17,17 +17,17 @@ struct ClosingKinematicsTests {
     }
 
     @Test func tooFewSamplesGiveNothing() {
-        #expect(history(frames: 2) { 30 - 10 * $0 }.closing(configuration: SafetyEventConfiguration()) == nil)
+        #expect(history(frames: 2) { 30 - 10 * $0 }.closing(configuration: EventScene.exactRanges) == nil)
         var sameTime = RangeHistory()
         for _ in 0..<4 { sameTime.append(t: 1, range: 20, window: 2) }
-        #expect(sameTime.closing(configuration: SafetyEventConfiguration()) == nil)
+        #expect(sameTime.closing(configuration: EventScene.exactRanges) == nil)
     }
 
     @Test func constantClosingSpeedIsExactAndHasNoAcceleration() throws {
         // 12 m/s over the whole 2 s window: the line and the parabola both fit exactly; any
         // acceleration is rounding (tolerance 1e-9 m/s²).
         for frames in [3, 10, 30] {
-            let closing = try #require(history(frames: frames) { 40 - 12 * $0 }.closing(configuration: SafetyEventConfiguration()))
+            let closing = try #require(history(frames: frames) { 40 - 12 * $0 }.closing(configuration: EventScene.exactRanges))
             #expect(abs(closing.speed - 12) <= 1e-9)
             #expect(abs(closing.acceleration ?? 0) <= 1e-9)
         }
@@ -37,13 +37,13 @@ struct ClosingKinematicsTests {
         // NHTSA's LVD: R = 30 − ½·2.94·t², closing speed 2.94·t, acceleration 2.94.
         let lvd = { (t: Double) in 30 - 0.5 * 2.94 * t * t }
         // Before 1.5 s of history: the line only, whose slope is the speed at the middle time.
-        let short = try #require(history(frames: 11, lvd).closing(configuration: SafetyEventConfiguration()))
+        let short = try #require(history(frames: 11, lvd).closing(configuration: EventScene.exactRanges))
         #expect(short.acceleration == nil)
         #expect(abs(short.speed - 2.94 * 0.5) <= 1e-9)
         // From 1.5 s on: the parabola, exact at the newest sample (tolerance 1e-9).
         for frames in [16, 21, 25] {
             let t = EventScene.time(frames - 1)
-            let closing = try #require(history(frames: frames, lvd).closing(configuration: SafetyEventConfiguration()))
+            let closing = try #require(history(frames: frames, lvd).closing(configuration: EventScene.exactRanges))
             #expect(abs(closing.speed - 2.94 * t) <= 1e-9)
             #expect(abs((closing.acceleration ?? .nan) - 2.94) <= 1e-9)
         }
@@ -58,7 +58,7 @@ struct ClosingKinematicsTests {
 
     @Test func accelerationIsClampedToTheMaximum() throws {
         // A closing acceleration of 20 m/s² is clamped to 10.
-        let closing = try #require(history(frames: 21) { 50 - 10 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+        let closing = try #require(history(frames: 21) { 50 - 10 * $0 * $0 }.closing(configuration: EventScene.exactRanges))
         #expect(closing.acceleration == 10)
     }
 
@@ -73,12 +73,48 @@ struct ClosingKinematicsTests {
             let k = Int((t * 10).rounded())
             return 30 - 8 * t + (k.isMultiple(of: 2) ? 0.4 : -0.4)
         }
-        let closing = try #require(noisy.closing(configuration: SafetyEventConfiguration()))
+        let closing = try #require(noisy.closing(configuration: EventScene.exactRanges))
         #expect(closing.acceleration == nil)
         #expect(abs(closing.speed - 8) <= 1e-9)
         // With the significance test off, the noise's acceleration is used as it is.
-        var always = SafetyEventConfiguration()
+        var always = EventScene.exactRanges
         always.accelerationSignificance = 0
         #expect(abs((noisy.closing(configuration: always)?.acceleration ?? .nan) + 0.261) <= 0.005)
+    }
+
+    /// The mean of the default range noise σ(R)² = (0.25 + 0.0015·R²)² over `ranges`.
+    private static func noiseVariance(_ ranges: [Double]) -> Double {
+        ranges.map { (0.25 + 0.0015 * $0 * $0) * (0.25 + 0.0015 * $0 * $0) }.reduce(0, +) / Double(ranges.count)
+    }
+
+    @Test func aClosingSpeedNeedsHalfASecondOfHistory() throws {
+        // 12 m/s from 20 m: nothing over 0.4 s (5 samples); over 0.5 s the exact line, whose
+        // standard error with the noise floor, √(σ²/Σ(t − t̄)²) = √(0.487 / 0.175) = 1.67 m/s, puts
+        // it 7 errors from zero.
+        let closing20 = { (t: Double) in 20 - 12 * t }
+        #expect(history(frames: 5, closing20).closing(configuration: SafetyEventConfiguration()) == nil)
+        let closing = try #require(history(frames: 6, closing20).closing(configuration: SafetyEventConfiguration()))
+        #expect(abs(closing.speed - 12) <= 1e-9 && closing.acceleration == nil)
+        #expect(abs(Self.noiseVariance((0..<6).map { closing20(EventScene.time($0)) }) - 0.487) <= 0.001)
+    }
+
+    @Test func aSlowClosingFarAwayIsWithinTheNoise() throws {
+        // 1 m/s at 30 m over 0.5 s: σ(30 m) = 1.6 m, a speed error of √(2.49 / 0.175) = 3.77 m/s:
+        // the speed is under two errors, so unknown; exact ranges give it.
+        let slow = history(frames: 6) { 30 - $0 }
+        #expect(slow.closing(configuration: SafetyEventConfiguration()) == nil)
+        #expect(abs(Self.noiseVariance(slow.samples.map(\.y)) - 2.489) <= 0.001)
+        #expect(abs((slow.closing(configuration: EventScene.exactRanges)?.speed ?? .nan) - 1) <= 1e-9)
+    }
+
+    @Test func brakingIsSeenNearButNotFarAway() throws {
+        // NHTSA's LVD braking, 2 s of it. From 30 m the acceleration's standard error with the
+        // noise floor is 1.92 m/s²: 2.94 m/s² is 1.5 errors, under the 3 required, so the line's
+        // mean closing speed (2.94 m/s at the middle time) stands. From 12 m it is 0.545 m/s²: 5.4
+        // errors, and the parabola gives the speed and acceleration exactly.
+        let far = try #require(history(frames: 21) { 30 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+        #expect(far.acceleration == nil && abs(far.speed - 2.94) <= 1e-9)
+        let near = try #require(history(frames: 21) { 12 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+        #expect(abs((near.acceleration ?? .nan) - 2.94) <= 1e-9 && abs(near.speed - 5.88) <= 1e-9)
     }
 }

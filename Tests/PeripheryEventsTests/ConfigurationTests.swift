@@ -27,6 +27,9 @@ struct ConfigurationTests {
         ("forwardCollision.refractorySeconds", changed { $0.forwardCollision.refractorySeconds = .infinity }),
         ("closeFollowing.minimumEgoSpeed", changed { $0.closeFollowing.minimumEgoSpeed = -5 }),
         ("cutIn.maximumRangeMetres", changed { $0.cutIn.maximumRangeMetres = -10 }),
+        ("continuitySeconds", changed { $0.continuitySeconds = -1 }),
+        ("continuityRangeFraction", changed { $0.continuityRangeFraction = 2 }),
+        ("continuityLateralMetres", changed { $0.continuityLateralMetres = .nan }),
     ]
 
     @Test func badValueNamesItsField() {

@@ -68,7 +68,7 @@ struct DetectorLifecycleTests {
     }
 
     @Test func finishEndsOpenEventsWithTheirLastFigures() throws {
-        var detector = SafetyEventDetector()
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
         _ = EventScene.run(&detector, ranges: Array(repeating: 16, count: 60))
         let reports = detector.finish()
         #expect(reports.count == 1)

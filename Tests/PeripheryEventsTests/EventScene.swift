@@ -24,10 +24,25 @@ enum EventScene {
         EgoDelta(dx: speed * 0.1, dy: 0, dyaw: yawRate * 0.1, dt: 0.1)
     }
 
+    /// The defaults for exact ranges, as the hand-worked tests were written: no floor of range noise
+    /// under the fits' standard errors, a closing speed from three samples on whatever its
+    /// significance, an acceleration at two standard errors, and the warning at 3.0 s. The
+    /// defaults' noise rules have tests of their own (`ClosingKinematicsTests`).
+    static var exactRanges: SafetyEventConfiguration {
+        var configuration = SafetyEventConfiguration()
+        configuration.rangeNoiseMetres = 0
+        configuration.rangeNoiseGrowth = 0
+        configuration.speedSignificance = 0
+        configuration.minimumSpeedSpanSeconds = 0
+        configuration.accelerationSignificance = 2
+        configuration.forwardCollision.timeToCollisionSeconds = 3
+        return configuration
+    }
+
     /// A configuration whose closing speed is the three-sample slope `(R[k−2] − R[k]) / 0.2 s` and
     /// never has an acceleration, so that event tests can dictate each frame's time to collision.
     static var direct: SafetyEventConfiguration {
-        var configuration = SafetyEventConfiguration()
+        var configuration = exactRanges
         configuration.kinematicsWindowSeconds = 0.2
         configuration.accelerationMinimumSpanSeconds = 0.2
         return configuration

@@ -90,7 +90,7 @@ struct ForwardCollisionTests {
         // crosses 3 s at 1.52 s, so frames at 1.6, 1.7, 1.8 s confirm and the warning starts at
         // 1.8 s, at a true TTC of 2.72 s (≥ the 2.4 s NHTSA asks).
         let collision = (60 / 2.94).squareRoot()
-        var detector = SafetyEventDetector()
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
         var start: (t: Double, ttc: Double?)?
         for k in 0...25 {
             let t = EventScene.time(k)
@@ -113,10 +113,33 @@ struct ForwardCollisionTests {
         // 45 mph behind 20 mph: closing at 11.176 m/s, first seen at 34 m. The line fit is exact:
         // TTC = 34/11.176 − t = 3.042 − t, known from frame 2 (3 samples, 2.842 s); frames 2, 3, 4
         // confirm and the warning starts at 0.4 s at a TTC of 2.642 s (≥ the 2.0 s NHTSA asks).
-        var detector = SafetyEventDetector()
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
         let ranges = (0..<8).map { 34 - 11.176 * EventScene.time($0) }
         let reports = EventScene.reports(EventScene.run(&detector, ranges: ranges), .forwardCollision)
         #expect(reports.first?.frame == 4 && reports.first?.report.phase == .start)
         #expect(abs((reports.first?.report.timeToCollision ?? .nan) - (34 / 11.176 - 0.4)) <= 1e-9)
+    }
+
+    /// Closing at 10 m/s (exact ranges: the line through them is exact, TTC = R / 10).
+    private static func coastingRun(_ coasted: Set<Int>, boxRange: (Int) -> Double) throws -> [(frame: Int, report: SafetyEventReport)] {
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
+        let assessments = (0..<11).map { k in
+            var vehicle = EventScene.vehicle(1, range: coasted.contains(k) ? boxRange(k) : 33.5 - Double(k))
+            vehicle.observed = !coasted.contains(k)
+            return detector.update(timestamp: EventScene.time(k), ego: EventScene.ego(speed: 20), tracks: [vehicle])
+        }
+        return EventScene.reports(assessments, .forwardCollision)
+    }
+
+    @Test func aCoastedFrameNeitherConfirmsNorBreaksAWarning() throws {
+        // TTC 2.95 s at frame 4, 2.85 s at 5; frame 6 coasted (its predicted box 2.75 s away) does
+        // not count, so the third confirming frame is 7 (2.65 s), not 6.
+        let reports = try Self.coastingRun([6]) { 33.5 - Double($0) }
+        #expect(reports.first?.frame == 7 && reports.first?.report.phase == .start)
+        // Coasted at 40 m (TTC 4.0 s, past the 3.5 s of threshold and hysteresis), frames 8 and 9
+        // hold the warning; frame 10, measured at 23.5 m, keeps it on.
+        let held = try Self.coastingRun([6, 8, 9]) { $0 == 6 ? 27.5 : 40 }
+        #expect(held.map(\.frame) == [7, 8, 9, 10])
+        #expect(held.map(\.report.phase) == [.start, .update, .update, .update])
     }
 }

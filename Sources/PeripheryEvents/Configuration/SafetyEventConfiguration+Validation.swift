@@ -23,7 +23,17 @@ extension SafetyEventConfiguration {
             accelerationMinimumSpanSeconds, "accelerationMinimumSpanSeconds", 0...kinematicsWindowSeconds,
             "0 to kinematicsWindowSeconds (\(kinematicsWindowSeconds) s)")
         try check(accelerationSignificance, "accelerationSignificance", 0...10, "0 to 10 standard errors")
+        try check(
+            minimumSpeedSpanSeconds, "minimumSpeedSpanSeconds", 0...kinematicsWindowSeconds,
+            "0 to kinematicsWindowSeconds (\(kinematicsWindowSeconds) s)")
+        try check(speedSignificance, "speedSignificance", 0...10, "0 to 10 standard errors")
+        try check(rangeNoiseMetres, "rangeNoiseMetres", 0...10, "0 to 10 m")
+        try check(rangeNoiseGrowth, "rangeNoiseGrowth", 0...1, "0 to 1 per metre")
         try check(maximumClosingAcceleration, "maximumClosingAcceleration", 0...100, open: true, "more than 0 and at most 100 m/s²")
+        try check(continuitySeconds, "continuitySeconds", 0...10, "0 to 10 s")
+        try check(continuityRangeMetres, "continuityRangeMetres", 0...50, "0 to 50 m")
+        try check(continuityRangeFraction, "continuityRangeFraction", 0...1, "0 to 1")
+        try check(continuityLateralMetres, "continuityLateralMetres", 0...10, "0 to 10 m")
 
         let forward = forwardCollision
         try check(

@@ -22,9 +22,33 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     public var accelerationMinimumSpanSeconds = 1.5
     /// The fitted closing acceleration enters the time to collision only when it is at least this
     /// many standard errors away from zero (0: always).
-    public var accelerationSignificance = 2.0
+    public var accelerationSignificance = 3.0
+    /// Shortest history span that gives a closing speed at all.
+    public var minimumSpeedSpanSeconds = 0.5
+    /// The fitted closing speed is known only when it is at least this many standard errors away
+    /// from zero (0: always).
+    public var speedSignificance = 2.0
+    /// The detector's range noise at range 0, metres: with `rangeNoiseGrowth`, σ(R) = a + b·R²,
+    /// the floor of the noise the fits' standard errors are computed with (the residuals of a fit
+    /// to a few samples of a slowly swinging error understate it).
+    public var rangeNoiseMetres = 0.25
+    /// The growth of the range noise with the square of the range, per metre: an error of the
+    /// camera's pitch moves a ground point at range R by about R²/h times it.
+    public var rangeNoiseGrowth = 0.0015
     /// Closing accelerations are clamped to ± this.
     public var maximumClosingAcceleration = 10.0
+    /// A track the tracker has lost hands its range history on, for this long after its last
+    /// measured range, to a new track of the same vehicle: one that appears where that history puts
+    /// it. The tracker starts a new id whenever a far vehicle's range jumps beyond its gate, and a
+    /// history that restarted with every id would never be long enough to fit. 0: never.
+    public var continuitySeconds = 1.0
+    /// The new track's range must lie within this much of the range the lost track's history
+    /// predicts, or within `continuityRangeFraction` of it if that is more.
+    public var continuityRangeMetres = 2.0
+    /// The part of the range that the continuity gate grows to: a camera's range error grows with range.
+    public var continuityRangeFraction = 0.15
+    /// The new track's lateral offset from the path must lie within this much of the lost track's last one.
+    public var continuityLateralMetres = 1.0
     /// The forward-collision warning's rules.
     public var forwardCollision = ForwardCollision()
     /// The close-following event's rules.
@@ -38,7 +62,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// When a forward-collision warning starts and ends.
     public struct ForwardCollision: Sendable, Hashable {
         /// The warning is on while the in-path lead's time to collision is at or under this.
-        public var timeToCollisionSeconds = 3.0
+        public var timeToCollisionSeconds = 3.5
         /// Once on, the warning holds until the time to collision exceeds the threshold by this much.
         public var hysteresisSeconds = 0.5
         /// No warning while the ego is slower than this (or its speed is unknown).

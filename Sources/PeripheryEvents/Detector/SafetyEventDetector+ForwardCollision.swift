@@ -4,6 +4,8 @@ extension SafetyEventDetector {
     /// `minimumClosingSpeed` fast and the ego is at least `minimumEgoSpeed` fast, outside the
     /// refractory period; off at the first frame in which that lead is no longer the lead, its time
     /// to collision exceeds the threshold plus the hysteresis or is unknown, or the ego is too slow.
+    /// A frame in which the tracker coasts the lead is no evidence either way: it neither confirms
+    /// nor breaks a confirmation, and it does not end a warning on that lead.
     mutating func updateForwardCollision(
         at t: Double, lead: TrackFigures?, ego: EgoMotion?, figures: [Int: TrackFigures]
     ) -> [SafetyEventReport] {
@@ -11,9 +13,10 @@ extension SafetyEventDetector {
         let fastEnough = (ego?.speed).map { $0 >= rule.minimumEgoSpeed } ?? false
         if var event = forwardCollision {
             let current = figures[event.track]
+            let coasted = lead.map { !$0.measured } ?? false
             let holds =
                 fastEnough && lead?.track == event.track
-                && (lead?.timeToCollision).map { $0 <= rule.timeToCollisionSeconds + rule.hysteresisSeconds } ?? false
+                && (coasted || (lead?.timeToCollision).map { $0 <= rule.timeToCollisionSeconds + rule.hysteresisSeconds } ?? false)
             guard holds else {
                 forwardCollision = nil
                 lastForwardCollisionEnd = t
@@ -24,6 +27,10 @@ extension SafetyEventDetector {
             return [event.report(.update, figures: current)]
         }
 
+        if let lead, !lead.measured {
+            if forwardCollisionCandidate?.track != lead.track { forwardCollisionCandidate = nil }
+            return []
+        }
         guard let lead, fastEnough, let closing = lead.closing, closing.speed >= rule.minimumClosingSpeed,
             let ttc = lead.timeToCollision, ttc <= rule.timeToCollisionSeconds
         else {

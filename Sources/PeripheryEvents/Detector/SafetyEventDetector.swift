@@ -16,6 +16,9 @@ public struct SafetyEventDetector: Sendable {
 
     /// Per track: recent ranges.
     var histories: [Int: RangeHistory] = [:]
+    /// The histories of tracks no longer reported, by their old id, until a new track of the same
+    /// vehicle takes one on or `continuitySeconds` pass.
+    var lostHistories: [Int: RangeHistory] = [:]
     /// Per track: where it has been relative to the corridor.
     var lateral: [Int: LateralHistory] = [:]
     var forwardCollision: OpenEvent?
@@ -117,23 +120,37 @@ public struct SafetyEventDetector: Sendable {
             minimumTimeToCollision: worstTimeToCollision.minimum, minimumHeadway: worstHeadway.minimum)
     }
 
-    /// Every track's figures at this frame; the range histories of tracks no longer reported are dropped.
+    /// Every track's figures at this frame.
+    ///
+    /// Only a range the detector measured at this frame enters a history: a track the tracker
+    /// coasts (`observed` false) is at its predicted place, which would feed the tracker's own
+    /// velocity back as a closing speed. The history of a track no longer reported is kept for
+    /// `continuitySeconds`, for a new track of the same vehicle to take on (`adoptLostHistory`).
     private mutating func measure(_ tracks: [TrackedVehicle], at t: Double, ego: EgoMotion?, path: PredictedPath) -> [Int: TrackFigures] {
         let c = configuration
         var figures: [Int: TrackFigures] = [:]
         var kept: [Int: RangeHistory] = [:]
+        let reported = Set(tracks.map(\.id))
+        for (id, history) in histories where !reported.contains(id) { lostHistories[id] = history }
+        lostHistories = lostHistories.filter { _, history in
+            history.samples.last.map { t - $0.x <= c.continuitySeconds + Self.timeTolerance } ?? false
+        }
         for track in tracks {
             let range = track.box.bumperRange(egoFront: c.egoFrontMetres)
             let offset = path.lateralOffset(x: track.box.x, y: track.box.y)
             guard range.isFinite, offset.isFinite else { continue }
-            var history = histories[track.id] ?? RangeHistory()
-            history.append(t: t, range: range, window: c.kinematicsWindowSeconds)
+            // A track back under its own id after frames unreported keeps its own history.
+            var history =
+                histories[track.id] ?? lostHistories.removeValue(forKey: track.id) ?? adoptLostHistory(range: range, lateralOffset: offset, at: t)
+                ?? RangeHistory()
+            if track.observed { history.append(t: t, range: range, window: c.kinematicsWindowSeconds) }
+            history.lateralOffset = offset
             kept[track.id] = history
             let closing = history.closing(configuration: c)
             let inCorridor = abs(offset) <= c.corridorWidthMetres / 2
             figures[track.id] = TrackFigures(
                 track: track.id, range: range, lateralOffset: offset, inCorridor: inCorridor,
-                inPath: inCorridor && range > 0 && range <= c.maximumRangeMetres, closing: closing,
+                inPath: inCorridor && range > 0 && range <= c.maximumRangeMetres, measured: track.observed, closing: closing,
                 timeToCollision: closing.flatMap {
                     CollisionTiming.timeToCollision(range: range, closingSpeed: $0.speed, closingAcceleration: $0.acceleration)
                 },
@@ -141,6 +158,23 @@ public struct SafetyEventDetector: Sendable {
         }
         histories = kept
         return figures
+    }
+
+    /// The lost history that a new track at `range` and `lateralOffset` continues, taken out of the
+    /// lost ones: the one whose predicted range is nearest, within the continuity gates.
+    private mutating func adoptLostHistory(range: Double, lateralOffset: Double, at t: Double) -> RangeHistory? {
+        let c = configuration
+        let gate = max(c.continuityRangeMetres, c.continuityRangeFraction * range)
+        var best: (id: Int, miss: Double)?
+        for (id, history) in lostHistories {
+            guard let predicted = history.predictedRange(at: t, configuration: c), let offset = history.lateralOffset,
+                abs(offset - lateralOffset) <= c.continuityLateralMetres
+            else { continue }
+            let miss = abs(range - predicted)
+            if miss <= gate, best.map({ (miss, id) < ($0.miss, $0.id) }) ?? true { best = (id, miss) }
+        }
+        guard let best else { return nil }
+        return lostHistories.removeValue(forKey: best.id)
     }
 
     /// Ends every open event at `t`: with the figures of the last frame that saw each vehicle, or
@@ -169,6 +203,7 @@ public struct SafetyEventDetector: Sendable {
 
     private mutating func forgetTracks() {
         histories.removeAll()
+        lostHistories.removeAll()
         lateral.removeAll()
         forwardCollisionCandidate = nil
         closeFollowingCandidate = nil

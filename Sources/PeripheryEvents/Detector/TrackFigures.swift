@@ -9,6 +9,8 @@ struct TrackFigures: Sendable, Hashable {
     var inCorridor: Bool
     /// In the corridor, ahead of the bumper and within the maximum range.
     var inPath: Bool
+    /// Whether the detector measured it at this frame (the tracker did not coast it).
+    var measured = true
     var closing: ClosingKinematics?
     var timeToCollision: Double?
     var headway: Double?

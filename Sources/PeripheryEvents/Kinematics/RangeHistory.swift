@@ -14,6 +14,8 @@ struct RangeHistory: Sendable {
 
     /// `(t, range)`, oldest first.
     private(set) var samples: [SIMD2<Double>] = []
+    /// The track's latest lateral offset from the path, for handing the history on (`continuitySeconds`).
+    var lateralOffset: Double?
 
     /// Adds a sample and drops those older than `window` seconds before it.
     mutating func append(t: Double, range: Double, window: Double) {
@@ -23,14 +25,20 @@ struct RangeHistory: Sendable {
         samples.removeAll { t - $0.x > window + 1e-9 }
     }
 
-    /// The closing kinematics at the newest sample, `nil` with fewer than three samples or no time
-    /// between them.
+    /// The closing kinematics at the newest sample, `nil` with fewer than three samples, a span
+    /// shorter than `minimumSpeedSpanSeconds`, or a closing speed that the fit cannot tell from
+    /// zero (`speedSignificance`).
+    ///
+    /// The standard errors take the larger of the residuals' variance and the detector's range
+    /// noise (`rangeNoiseMetres`, `rangeNoiseGrowth`) over the samples: a swinging error (the
+    /// body's pitch over bumps) fits a short history well and would otherwise pass for motion.
     func closing(configuration: SafetyEventConfiguration) -> ClosingKinematics? {
         guard samples.count >= Self.minimumSpeedSamples, let newest = samples.last, let oldest = samples.first else { return nil }
         let span = newest.x - oldest.x
-        guard span > 0 else { return nil }
+        guard span > 0, span >= configuration.minimumSpeedSpanSeconds - 1e-9 else { return nil }
+        let noise = noiseVariance(configuration)
         if span >= configuration.accelerationMinimumSpanSeconds, samples.count >= Self.minimumAccelerationSamples,
-            let parabola = fitParabola(at: newest.x)
+            let parabola = fitParabola(at: newest.x, noiseVariance: noise)
         {
             let limit = configuration.maximumClosingAcceleration
             if abs(parabola.acceleration) > configuration.accelerationSignificance * parabola.accelerationError {
@@ -39,11 +47,31 @@ struct RangeHistory: Sendable {
         }
         // Without a telling acceleration the straight line is the better speed: the parabola's
         // slope at its end is several times noisier.
-        return fitLine().map { ClosingKinematics(speed: $0, acceleration: nil) }
+        guard let line = fitLine(noiseVariance: noise), abs(line.speed) >= configuration.speedSignificance * line.speedError else { return nil }
+        return ClosingKinematics(speed: line.speed, acceleration: nil)
     }
 
-    /// The closing speed of the least-squares line, `nil` when all samples share one time.
-    private func fitLine() -> Double? {
+    /// The mean over the samples of the detector's range variance σ(R)², σ(R) = a + b·R².
+    private func noiseVariance(_ configuration: SafetyEventConfiguration) -> Double {
+        let sum = samples.reduce(0.0) { total, sample in
+            let sigma = configuration.rangeNoiseMetres + configuration.rangeNoiseGrowth * sample.y * sample.y
+            return total + sigma * sigma
+        }
+        return sum / Double(samples.count)
+    }
+
+    /// The range the history predicts at `t`: its newest range carried on by its closing speed and
+    /// acceleration, or the newest range itself without them; nil when it has no sample.
+    func predictedRange(at t: Double, configuration: SafetyEventConfiguration) -> Double? {
+        guard let newest = samples.last else { return nil }
+        let dt = t - newest.x
+        guard let closing = closing(configuration: configuration) else { return newest.y }
+        return newest.y - closing.speed * dt - (closing.acceleration ?? 0) * dt * dt / 2
+    }
+
+    /// The closing speed of the least-squares line and its standard error (with the residuals'
+    /// variance floored at `noiseVariance`), `nil` when all samples share one time.
+    private func fitLine(noiseVariance: Double) -> (speed: Double, speedError: Double)? {
         let n = Double(samples.count)
         let meanT = samples.reduce(0) { $0 + $1.x } / n
         let meanR = samples.reduce(0) { $0 + $1.y } / n
@@ -53,12 +81,20 @@ struct RangeHistory: Sendable {
             str += (s.x - meanT) * (s.y - meanR)
         }
         guard stt > 1e-12 else { return nil }
-        return -str / stt
+        let slope = str / stt
+        var residuals = 0.0
+        for s in samples {
+            let r = s.y - (meanR + slope * (s.x - meanT))
+            residuals += r * r
+        }
+        let variance = max(n > 2 ? residuals / (n - 2) : 0, noiseVariance)
+        return (speed: -slope, speedError: (variance / stt).squareRoot())
     }
 
     /// The least-squares parabola `R = c0 + c1·u + c2·u²` in `u = t − mean(t)`: its closing speed at
-    /// `t`, its closing acceleration and that acceleration's standard error.
-    private func fitParabola(at t: Double) -> (speed: Double, acceleration: Double, accelerationError: Double)? {
+    /// `t`, its closing acceleration and that acceleration's standard error (with the residuals'
+    /// variance floored at `noiseVariance`).
+    private func fitParabola(at t: Double, noiseVariance: Double) -> (speed: Double, acceleration: Double, accelerationError: Double)? {
         let n = Double(samples.count)
         let meanT = samples.reduce(0) { $0 + $1.x } / n
         // Normal equations; centring makes Σu zero and keeps them well conditioned.
@@ -86,7 +122,7 @@ struct RangeHistory: Sendable {
             let r = s.y - (k0 + k1 * u + k2 * u * u)
             residuals += r * r
         }
-        let variance = residuals / (n - 3)
+        let variance = max(residuals / (n - 3), noiseVariance)
         let u = t - meanT
         return (speed: -(k1 + 2 * k2 * u), acceleration: -2 * k2, accelerationError: 2 * (variance * c22 / determinant).squareRoot())
     }
