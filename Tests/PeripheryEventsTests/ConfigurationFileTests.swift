@@ -26,7 +26,10 @@ struct ConfigurationFileTests {
     @Test func everyFieldIsASetting() throws {
         let fields: [(String, String)] = [
             ("egoFrontMetres", "2"), ("corridorWidthMetres", "3"), ("maximumRangeMetres", "50"), ("minimumMovingSpeed", "2"),
-            ("kinematicsWindowSeconds", "3"), ("accelerationMinimumSpanSeconds", "1"), ("accelerationSignificance", "3"),
+            ("kinematicsWindowSeconds", "3"), ("accelerationMinimumSpanSeconds", "1"), ("accelerationSignificance", "4"),
+            ("minimumSpeedSpanSeconds", "0.7"), ("speedSignificance", "3"), ("rangeNoiseMetres", "0.4"),
+            ("rangeNoiseGrowth", "0.002"), ("continuitySeconds", "2"), ("continuityRangeMetres", "3"),
+            ("continuityRangeFraction", "0.2"), ("continuityLateralMetres", "1.5"),
             ("maximumClosingAcceleration", "8"), ("forwardCollision.timeToCollisionSeconds", "2"),
             ("forwardCollision.hysteresisSeconds", "1"), ("forwardCollision.minimumEgoSpeed", "4"),
             ("forwardCollision.minimumClosingSpeed", "2"), ("forwardCollision.confirmationFrames", "5"),
@@ -35,6 +38,8 @@ struct ConfigurationFileTests {
             ("closeFollowing.minimumEgoSpeed", "20"), ("cutIn.maximumRangeMetres", "20"), ("cutIn.lateralMarginMetres", "0.5"),
             ("cutIn.confirmationFrames", "2"), ("cutIn.durationSeconds", "3"), ("cutIn.minimumEgoSpeed", "6"),
         ]
+        // The list above names every stored setting, so that a new one without its file name fails here.
+        #expect(Set(fields.map(\.0)) == Set(Self.storedSettings(of: SafetyEventConfiguration())))
         for (field, value) in fields {
             let parts = field.split(separator: ".")
             let text = parts.count == 1 ? "{\"\(field)\": \(value)}" : "{\"\(parts[0])\": {\"\(parts[1])\": \(value)}}"
@@ -75,6 +80,15 @@ struct ConfigurationFileTests {
         try Data(repeating: 0x20, count: SafetyEventConfiguration.maximumFileBytes + 1).write(to: URL(fileURLWithPath: large))
         #expect(throws: SafetyEventConfigurationFileError.tooLarge(path: large, bytes: SafetyEventConfiguration.maximumFileBytes + 1)) {
             try SafetyEventConfiguration(contentsOfFile: large)
+        }
+    }
+
+    /// The paths of a configuration's stored settings (`forwardCollision.hysteresisSeconds`), by reflection.
+    static func storedSettings(of value: Any, prefix: String = "") -> [String] {
+        Mirror(reflecting: value).children.flatMap { child -> [String] in
+            guard let label = child.label else { return [] }
+            let path = prefix + label
+            return Mirror(reflecting: child.value).children.isEmpty ? [path] : storedSettings(of: child.value, prefix: path + ".")
         }
     }
 }
