@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "PeripheryIO", targets: ["PeripheryIO"]),
         .library(name: "PeripherySynthetic", targets: ["PeripherySynthetic"]),
         .library(name: "PeripheryInference", targets: ["PeripheryInference"]),
+        .library(name: "PeripheryRun", targets: ["PeripheryRun"]),
         .library(name: "PeripheryServer", targets: ["PeripheryServer"]),
         .executable(name: "periphery", targets: ["periphery-cli"]),
         // The C API (periphery.h): `make install` puts it in place as libperiphery.so (its soname).
@@ -36,8 +37,13 @@ let package = Package(
         .target(name: "CInt8Kernels"),
         .target(
             name: "PeripheryInference",
-            dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "COpenBLAS", "CInt8Kernels"],
+            dependencies: ["PeripheryCore", "PeripheryGeometry", "COpenBLAS", "CInt8Kernels"],
             resources: [.copy("Resources/Conformance")]
+        ),
+        // A run above the engine: an input opened (`FrameInput`), the session over its frames and the
+        // session's outputs (sidecar, MCAP, composites).
+        .target(
+            name: "PeripheryRun", dependencies: ["PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripheryInference"]
         ),
         // The live view (docs/guides/live.md): an HTTP + WebSocket server over Debian's libwebsockets
         // (CLibWebSockets) behind a small C layer that owns its thread (CLiveServer), the Foxglove
@@ -46,7 +52,7 @@ let package = Package(
         .target(name: "CLiveServer", dependencies: ["CLibWebSockets"]),
         .target(
             name: "PeripheryServer",
-            dependencies: ["PeripheryCore", "PeripheryIO", "PeripheryInference", "CLibWebSockets", "CLiveServer"],
+            dependencies: ["PeripheryCore", "PeripheryIO", "PeripheryRun", "CLibWebSockets", "CLiveServer"],
             resources: [.copy("Page")]
         ),
         // The umbrella: `import Periphery` is the one import a program needs.
@@ -54,7 +60,7 @@ let package = Package(
             name: "Periphery",
             dependencies: [
                 "PeripheryCore", "PeripheryGeometry", "PeripheryRendering", "PeripheryIO", "PeripherySynthetic", "PeripheryInference",
-                "PeripheryServer",
+                "PeripheryRun", "PeripheryServer",
             ]
         ),
         .executableTarget(name: "periphery-cli", dependencies: ["Periphery"]),
@@ -62,12 +68,13 @@ let package = Package(
         // exported functions over the library (PeripheryC).
         .target(name: "CPeriphery"),
         .target(
-            name: "PeripheryC", dependencies: ["CPeriphery", "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryInference"],
+            name: "PeripheryC",
+            dependencies: ["CPeriphery", "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryInference", "PeripheryRun"],
             linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libperiphery.so"])]
         ),
-        // The README's first Swift block, built and run by `make test` (tools/check_readme_example.py).
+        // The README's first Swift block, built and run by `make test` (Tests/e2e/test_readme.py).
         .executableTarget(name: "periphery-example", dependencies: ["Periphery"], path: "Examples/QuickStart"),
-        // The README's live-stream block, run against a UDP stream by tools/check_live.sh.
+        // The README's live-stream block, run against a UDP stream by Tests/e2e/test_live.py.
         .executableTarget(name: "periphery-live-example", dependencies: ["Periphery"], path: "Examples/LiveStream"),
         .testTarget(
             name: "PeripheryCoreTests",
@@ -97,7 +104,7 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         .testTarget(
             name: "PeripheryServerTests",
-            dependencies: ["PeripheryCore", "PeripheryIO", "PeripheryInference", "PeripheryServer", "CLiveServer", "PeripheryTestSupport"]
+            dependencies: ["PeripheryCore", "PeripheryIO", "PeripheryRun", "PeripheryServer", "CLiveServer", "PeripheryTestSupport"]
         ),
         // A program as a user writes it: `import Periphery` and the standard library's and Foundation's
         // names (`Decoder`, `Encoder`, `Data`, `URL`) unqualified; it stops compiling if a public type shadows one.
@@ -111,11 +118,18 @@ let package = Package(
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]
         ),
+        .testTarget(
+            name: "PeripheryRunTests",
+            dependencies: [
+                "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripheryInference", "PeripheryRun", "PeripheryTestSupport",
+            ]
+        ),
         // Tests across modules: the synthetic world rendered and run through the engine end to end.
         .testTarget(
             name: "PeripheryIntegrationTests",
             dependencies: [
-                "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripherySynthetic", "PeripheryInference", "PeripheryTestSupport",
+                "PeripheryCore", "PeripheryGeometry", "PeripheryIO", "PeripherySynthetic", "PeripheryInference", "PeripheryRun",
+                "PeripheryTestSupport",
             ],
             // Read through #filePath, so that tests see the checked-in bytes.
             exclude: ["Fixtures"]

@@ -23,7 +23,8 @@ if [ ! -x "$DOCC" ]; then
     exit 1
 fi
 
-MODULES=(Periphery PeripheryCore PeripheryGeometry PeripheryRendering PeripheryIO PeripherySynthetic PeripheryInference PeripheryServer)
+MODULES=(Periphery PeripheryCore PeripheryGeometry PeripheryRendering PeripheryIO PeripherySynthetic PeripheryInference PeripheryRun
+    PeripheryServer)
 OUT=.build/docs
 GRAPHS=$OUT/symbol-graphs
 

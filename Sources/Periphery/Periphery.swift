@@ -4,5 +4,6 @@
 @_exported import PeripheryIO
 @_exported import PeripheryInference
 @_exported import PeripheryRendering
+@_exported import PeripheryRun
 @_exported import PeripheryServer
 @_exported import PeripherySynthetic

@@ -3,6 +3,7 @@ import PeripheryCore
 import PeripheryGeometry
 import PeripheryIO
 import PeripheryInference
+import PeripheryRun
 
 /// A failure at the boundary: the status a C caller gets and the message behind `periphery_last_error`.
 struct BoundaryFailure: Error {
@@ -29,6 +30,12 @@ struct BoundaryFailure: Error {
             case .noIntrinsics: self.init(status: PERIPHERY_ERROR_CALIBRATION, message: "\(error)")
             case .frame: self.init(status: PERIPHERY_ERROR_FRAME, message: "\(error)")
             case .output: self.init(status: PERIPHERY_ERROR_INTERNAL, message: "\(error)")
+            }
+        case let input as FrameInputError:
+            switch input {
+            case .needsCalibration, .calibration: self.init(status: PERIPHERY_ERROR_CALIBRATION, message: "\(error)")
+            case .optionMismatch, .invalidOption: self.init(status: PERIPHERY_ERROR_INVALID_ARGUMENT, message: "\(error)")
+            case .notFound, .unreadable, .noFrames, .sizeMismatch, .autoPitch: self.init(status: PERIPHERY_ERROR_SOURCE, message: "\(error)")
             }
         case is DriveError, is VideoError, is ImageError, is RawFrameError:
             self.init(status: PERIPHERY_ERROR_SOURCE, message: "\(error)")

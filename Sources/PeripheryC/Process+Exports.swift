@@ -17,9 +17,9 @@ func framePixels(_ image: UnsafePointer<periphery_image>?) throws(BoundaryFailur
     default: throw .invalidArgument("image.format", "\(image.format) is not a periphery_pixel_format")
     }
     let width = Int(image.width), height = Int(image.height), stride = Int(image.row_stride)
-    guard (1...ImageFile.maxSide).contains(width) else { throw .invalidArgument("image.width", "\(width) is outside 1 ... \(ImageFile.maxSide)") }
-    guard (1...ImageFile.maxSide).contains(height) else {
-        throw .invalidArgument("image.height", "\(height) is outside 1 ... \(ImageFile.maxSide)")
+    guard (1...RGBImage.maxSide).contains(width) else { throw .invalidArgument("image.width", "\(width) is outside 1 ... \(RGBImage.maxSide)") }
+    guard (1...RGBImage.maxSide).contains(height) else {
+        throw .invalidArgument("image.height", "\(height) is outside 1 ... \(RGBImage.maxSide)")
     }
     let row = width * format.bytesPerPixel
     // maxSide bounds width and height, so only the stride can make the product overflow.

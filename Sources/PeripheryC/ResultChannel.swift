@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryIO
 import PeripheryInference
+import PeripheryRun
 
 /// The hand-over of a source's results from the session's thread to the caller of
 /// `periphery_source_next`: one slot, so that the session waits for the caller (a file source is

@@ -1,6 +1,27 @@
 import CPeriphery
+import Foundation
+import PeripheryRun
 
-// The source functions of periphery.h.
+// The input and source functions of periphery.h.
+
+@_cdecl("periphery_input_check")
+public func peripheryInputCheck(
+    _ input: UnsafePointer<CChar>?, _ options: UnsafePointer<periphery_source_options>?, _ info: UnsafeMutablePointer<periphery_input_info>?
+) -> periphery_status {
+    boundary {
+        guard let info else { throw BoundaryFailure.invalidArgument("info", "is NULL") }
+        let path = try string(input, "input")
+        let checked = try FrameInput(path, options: try SourceOptions(options).input)
+        var found = periphery_input_info()
+        found.kind = checked.kind.code
+        found.has_calibration = checked.setup == nil ? 0 : 1
+        // Sizes only order a fleet's work: a file gone since its folder was listed counts as empty.
+        found.size_bytes = checked.files.reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? 0)
+        }
+        info.pointee = found
+    }
+}
 
 @_cdecl("periphery_source_open")
 public func peripherySourceOpen(
@@ -11,15 +32,8 @@ public func peripherySourceOpen(
         let out = try cleared(out)
         let handle = try Handle.object(engine, as: EngineHandle.self, "engine")
         let path = try string(input, "input")
-        let o = options?.pointee ?? periphery_source_options()
-        let setup = o.calibration == nil ? nil : try Handle.object(o.calibration, as: CalibrationHandle.self, "options.calibration").setup
-        guard o.fps == 0 || (o.fps.isFinite && o.fps >= 0.1 && o.fps <= 1000) else {
-            throw BoundaryFailure.invalidArgument("options.fps", "\(o.fps) is outside 0.1 ... 1000 (or 0 for 10)")
-        }
-        guard o.max_frames >= 0 else { throw BoundaryFailure.invalidArgument("options.max_frames", "\(o.max_frames) is negative") }
-        let source = try SourceHandle(
-            engine: handle, input: path, setup: setup, fps: o.fps == 0 ? 10 : o.fps,
-            maxFrames: o.max_frames == 0 ? Int(Int32.max) : Int(o.max_frames))
+        let options = try SourceOptions(options)
+        let source = try SourceHandle(engine: handle, input: try FrameInput(path, options: options.input), options: options.session)
         out.pointee = Handle.retain(source)
     }
 }
@@ -41,9 +55,29 @@ public func peripherySourceNext(_ source: OpaquePointer?, _ out: UnsafeMutablePo
     return boundaryStatus == PERIPHERY_OK ? status : boundaryStatus
 }
 
+@_cdecl("periphery_source_warning")
+public func peripherySourceWarning(_ source: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+    guard let handle = try? Handle.object(source, as: SourceHandle.self, "source"), index >= 0 else { return nil }
+    return handle.warnings.line(at: index)
+}
+
 @_cdecl("periphery_source_destroy")
 public func peripherySourceDestroy(_ source: OpaquePointer?) {
     guard let handle = try? Handle.object(source, as: SourceHandle.self, "source") else { return }
     handle.close()
     Handle.release(source)
+}
+
+extension FrameInput.Kind {
+    /// The `periphery_input_kind` of a kind a C caller can open (raw frames are the CLI's only).
+    fileprivate var code: Int32 {
+        switch self {
+        case .drive: 0
+        case .video: 1
+        case .realtimeVideo: 2
+        case .camera: 3
+        case .stream: 4
+        case .raw: preconditionFailure("raw frames are opened only by FrameInput(standardInput:)")
+        }
+    }
 }

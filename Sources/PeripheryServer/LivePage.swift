@@ -21,8 +21,7 @@ struct LivePage {
             }
             var body = [UInt8](data)
             if name == "index.html" {
-                let query = token.map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
-                body = Array(String(decoding: body, as: UTF8.self).replacingOccurrences(of: "%TOKEN_QUERY%", with: query).utf8)
+                body = Array(String(decoding: body, as: UTF8.self).replacingOccurrences(of: "%TOKEN_QUERY%", with: ViewerToken.query(token)).utf8)
             }
             let type = name.hasSuffix(".html") ? "text/html" : name.hasSuffix(".js") ? "text/javascript" : "text/css"
             let contentType = type + "; charset=utf-8"

@@ -1,7 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryIO
-import PeripheryInference
+import PeripheryRun
 
 /// Live perception for viewers, as a session output (`docs/guides/live.md`): an HTTP + WebSocket server on
 /// one port that speaks the Foxglove WebSocket protocol (Foxglove Studio connects to `ws://HOST:PORT`)
@@ -15,13 +15,17 @@ import PeripheryInference
 ///
 /// Only who should gets in: the server binds loopback unless told otherwise; off loopback, or when a
 /// token is given, every request and handshake must carry the token (`?token=` or
-/// `Authorization: Bearer`), else 401. It is read-only: no publishing, parameters or services.
+/// `Authorization: Bearer`), else 401. Off loopback there is always a token: the one given or, when
+/// none is, 128 random bits the server generates (`token`, also in `pageURL`). A token is letters,
+/// digits and `-._~`, never empty; the URLs carry it percent-escaped. It is read-only: no
+/// publishing, parameters or services.
 public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
     /// How the server listens and what it allows.
     public struct Options: Sendable {
         /// Where to listen; loopback by default.
         public var address = ServeAddress(port: 8080)
-        /// The token every request must carry; nil: none on loopback, a generated one elsewhere.
+        /// The token every request must carry (letters, digits and `-._~`); nil: none on loopback,
+        /// a generated one elsewhere.
         public var token: String?
         /// The most frames a second sent to viewers.
         public var viewFPS = 15.0
@@ -54,9 +58,9 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
     /// The token requests must carry, if any.
     public let token: String?
     /// The page's address, with the token.
-    public var pageURL: String { "http://\(address.authority)/" + (token.map { "?token=\($0)" } ?? "") }
+    public var pageURL: String { "http://\(address.authority)/" + ViewerToken.query(token) }
     /// The Foxglove WebSocket address, with the token.
-    public var foxgloveURL: String { "ws://\(address.authority)/" + (token.map { "?token=\($0)" } ?? "") }
+    public var foxgloveURL: String { "ws://\(address.authority)/" + ViewerToken.query(token) }
     /// Sees what the server has to say: viewers coming and going, refused requests (without the
     /// token). Called on the server's threads, one call at a time.
     public var onLog: @Sendable (String) -> Void {
@@ -76,11 +80,13 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
 
     /// Binds and starts serving.
     ///
-    /// - Throws: `LiveViewServerError` when the page is missing or the address cannot be bound.
+    /// - Throws: `LiveViewServerError` when the token is not allowed, the page is missing or the
+    ///   address cannot be bound.
     public init(options: Options) throws(LiveViewServerError) {
         self.options = options
-        token = options.token ?? (options.address.isLoopback ? nil : Self.generatedToken())
-        let sessionId = Self.generatedToken()
+        if let given = options.token { try ViewerToken.validate(given) }
+        token = options.token ?? (options.address.isLoopback ? nil : ViewerToken.generated())
+        let sessionId = ViewerToken.generated()
         let files = try LivePage.files(token: token)
         let limits = WebSocketHost.Limits(
             maxClients: options.maxClients, handshakeTimeout: options.handshakeTimeout, maxMessageBytes: options.maxClientMessageBytes,
@@ -119,7 +125,7 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
         lastOffer = now
         guard viewers.isWatched, credit >= 1 else { return }
         credit -= 1
-        publisher?.offer(FoxgloveFrame(processed, egoPath: path))
+        publisher?.offer(processed, egoPath: path)
     }
 
     /// Stops encoding and closes every connection.
@@ -181,12 +187,6 @@ public final class LiveViewServer: PerceptionOutput, @unchecked Sendable {
 
     private func log(_ line: String) {
         logLock.withLock { logger(line) }
-    }
-
-    /// 128 random bits as hex, from the system's cryptographic generator.
-    private static func generatedToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &generator)) }.joined()
     }
 }
 

@@ -4,6 +4,8 @@ public enum LiveViewServerError: Error, Equatable, CustomStringConvertible {
     case invalidAddress(String, reason: String)
     /// The address could not be bound (in use, not an address of this machine, no permission).
     case cannotListen(address: String, reason: String)
+    /// The token given is empty or has characters other than letters, digits and `-._~`.
+    case invalidToken(reason: String)
     /// The page's files are missing from the installation.
     case pageNotFound(searched: [String])
 
@@ -11,6 +13,7 @@ public enum LiveViewServerError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .invalidAddress(let value, let reason): "--serve \(value): \(reason)"
         case .cannotListen(let address, let reason): "cannot serve on \(address): \(reason)"
+        case .invalidToken(let reason): "the live view's token: \(reason)"
         case .pageNotFound(let searched): "the live view's page is missing (looked in \(searched.joined(separator: ", ")))"
         }
     }

@@ -19,7 +19,7 @@ enum CalibrateCommand: Command {
         estimated pitch (and yaw with --apply-yaw) once the window has converged (200 pairs).
 
         OPTIONS:
-          --calibration C.json  the drive's camera and starting mount (default DRIVE/calibration.json)
+          --calibration C.json  the drive's camera and starting mount (default DRIVE/\(FrameInput.calibrationFileName))
           --out C.json          where to write the updated calibration (default DRIVE/calibration-estimated.json)
           --max-frames N        stop after N frames
           --apply-yaw           also write the estimated yaw
@@ -32,12 +32,14 @@ enum CalibrateCommand: Command {
         let args = try Arguments(arguments, options: ["calibration", "out", "max-frames"], flags: ["json", "apply-yaw", "no-gyro-bias"])
         guard args.positional.count == 1 else { throw CLIError("give one DRIVE directory") }
         let path = args.positional[0]
+        // The drive and its calibration found as `run` finds them.
+        var options = FrameInput.Options()
+        if let given = args.value("calibration") { options.calibration = .file(given) }
+        let input = try FrameInput(path, options: options)
+        guard input.kind == .drive else { throw CLIError("\(input.name): calibrate needs a drive directory, not \(input.kind)") }
         let drive = try DriveDirectory(path: path)
         for row in drive.skipped { printError("warning: \(row)") }
-        let own = path + "/calibration.json"
-        let calibrationPath = args.value("calibration") ?? (FileManager.default.fileExists(atPath: own) ? own : nil)
-        let calibration = try DriveMountCalibration(
-            drive: drive, setup: try calibrationPath.map(CalibrationFile.load(path:)), gyroBias: !args.flag("no-gyro-bias"))
+        let calibration = try DriveMountCalibration(drive: drive, setup: input.setup, gyroBias: !args.flag("no-gyro-bias"))
         if drive.gravityRoll.unrecoverable { printError("warning: the mount is rolled beyond 25°; roll is not recoverable") }
         let maxFrames = Int(try args.number("max-frames", default: Double(drive.frames.count), in: 1...1e9))
         let progress = ProgressLine(total: min(maxFrames, drive.frames.count))

@@ -45,7 +45,6 @@ enum DetectCommand: Command {
         }
         warnIfFocalMismatched(CameraCalibration(setup))
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
-        let untrained = weights.provenance.training == .untrained
         let engine = try PerceptionEngine(
             weights: weights, threads: try Defaults.threads(args),
             settings: DecodeSettings(
@@ -66,16 +65,26 @@ enum DetectCommand: Command {
         }
         // Drawn as observed boxes with ids in score order: one frame has no tracks.
         let vehicles = result.detections.enumerated().map { TrackedVehicle(detection: $1, id: $0 + 1) }
+        let caption = weights.provenance.caption
         if let out = args.value("overlay") {
-            try ImageFile.writePNG(
-                FrameRendering.overlay(frame: image, calibration: result.calibration, vehicles: vehicles, untrained: untrained), to: out)
+            let overlay = CameraOverlay(calibration: result.calibration).render(on: image, vehicles: vehicles)
+            try ImageFile.writePNG(captioned(overlay, caption), to: out)
             printError("overlay -> \(out)")
         }
         if let out = args.value("bev") {
-            try ImageFile.writePNG(FrameRendering.birdsEye(calibration: result.calibration, vehicles: vehicles, untrained: untrained), to: out)
+            let view = WorldView(networkFocal: result.calibration.crop.achievedFocal).render(vehicles, width: 960, height: 540)
+            try ImageFile.writePNG(captioned(view, caption), to: out)
             printError("bird's-eye view -> \(out)")
         }
         return 0
+    }
+
+    /// `picture` with `caption` across its top, if there is one.
+    static func captioned(_ picture: RGBImage, _ caption: String?) -> RGBImage {
+        guard let caption else { return picture }
+        var canvas = Canvas(picture)
+        canvas.caption(caption)
+        return canvas.image
     }
 
     /// The picture at `path`, or a video's frame.

@@ -25,7 +25,7 @@ enum RunCommand: Command {
         every output finished (exit 0); if the input fails, everything before is kept and finished (exit 3).
 
         OPTIONS:
-          --calibration C.json   camera and mount (default: calibration.json in DRIVE or beside VIDEO)
+          --calibration C.json   camera and mount (default: \(FrameInput.calibrationFileName) in DRIVE or beside VIDEO)
           --out DIR              output directory (default: DRIVE or VIDEO's folder; . for stdin, cameras, URLs)
           --render, --render-video OUT.mp4, --mcap OUT.mcap
                                  composites as PNGs or an H.264 video; a Foxglove MCAP
@@ -64,45 +64,19 @@ enum RunCommand: Command {
                 "reconnect-timeout", "gpsd", "serve", "token", "view-fps",
             ],
             flags: ["render", "auto-pitch", "progress", "realtime", "listen", "keep-corrupt"])
-        let input = args.positional.first
-        let live = input.flatMap(LiveSourceKind.of) ?? (args.flag("realtime") ? .file : nil)
-        var isDirectory: ObjCBool = false
-        let isVideo = input.map { FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && !isDirectory.boolValue } ?? false
-        let folder = input.map { isVideo ? URL(fileURLWithPath: $0).deletingLastPathComponent().path : (live == nil ? $0 : ".") }
-        // A drive, or the folder of a video, may carry its own calibration file.
-        let calibrationPath =
-            args.value("calibration")
-            ?? (live == .camera || live == .stream ? nil : folder).map { $0 + "/calibration.json" }
-            .flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-        let setup = try calibrationPath.map(CalibrationFile.load(path:))
+        let sources = RunSources(args: args)
+        let input = try sources.input()
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
         let engine = try PerceptionEngine(
             weights: weights, threads: try Defaults.threads(args), precision: try Defaults.precision(args),
             int8Kernel: try Defaults.int8Kernel(args))
         let stop = StopRequest()
         StopSignals.install(stop)
-        let session = RunSession(engine: engine, weights: weights, setup: setup, args: args, stop: stop)
-        let sources = RunSources(args: args, setup: setup, stop: stop)
-        if args.value("stdin-raw") != nil {
-            try args.expectNoPositional()
-            var source = try sources.raw()
-            return try session.run(&source, out: args.value("out") ?? ".", fps: source.fps)
-        }
-        guard args.positional.count == 1, let input, let folder else {
-            throw CLIError("give one DRIVE directory, VIDEO file, /dev/videoN or stream URL, or --stdin-raw WxH")
-        }
-        if let live {
-            if args.flag("auto-pitch") { throw CLIError("--auto-pitch needs a drive directory") }
-            var source = try sources.live(input, kind: live)
-            let gpsd = try sources.gpsd()
-            let duration = try args.value("duration").map { _ in try args.number("duration", default: 0, in: 1e-3...1e7) }
-            return try session.run(&source, out: args.value("out") ?? folder, fps: 30, duration: duration, ego: gpsd)
-        }
-        if isVideo {
-            var source = try sources.video(input)
-            return try session.run(&source, out: args.value("out") ?? folder, fps: source.info.fps ?? 10, expected: source.expectedCount)
-        }
-        var source = try sources.drive(input, engine: engine)
-        return try session.run(&source, out: args.value("out") ?? input, fps: try args.number("fps", default: 10, in: 0.1...1000))
+        var opened = try input.open(for: engine, stop: stop, report: { printError("warning: \($0)") })
+        let ego = input.kind.isLive ? try sources.gpsd() : nil
+        let session = RunSession(engine: engine, weights: weights, setup: input.setup, args: args, stop: stop)
+        return try session.run(
+            &opened.source, out: args.value("out") ?? input.folder ?? ".", fps: opened.fps, expected: opened.expectedCount,
+            duration: opened.wallClockLimit, ego: ego)
     }
 }

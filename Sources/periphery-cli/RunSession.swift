@@ -22,7 +22,6 @@ struct RunSession {
         options.maxFrames = Int(try args.number("max-frames", default: Double(Int32.max), in: 1...Double(Int32.max)))
         options.duration = duration
         options.keepCorrupt = args.flag("keep-corrupt")
-        let untrained = weights.provenance.training == .untrained
         // The server first: an address that cannot be bound then leaves no file half-made.
         let server = try liveView()
         try FileManager.default.createDirectory(atPath: render ? out + "/render" : out, withIntermediateDirectories: true)
@@ -30,13 +29,13 @@ struct RunSession {
             path: out + "/" + ReplaySidecar.fileName, checkpoint: weights.provenance.origin ?? "unknown",
             scoreThreshold: engine.settings.scoreThreshold, rejectImplausible: engine.settings.rejectImplausible)
         var outputs: [any PerceptionOutput] = [SidecarOutput(sidecar)]
-        if let path = args.value("mcap") { outputs.append(try FoxgloveRecording(path: path)) }
+        if let path = args.value("mcap") { outputs.append(try RecordingOutput(path: path)) }
         if let server { outputs.append(server) }
         if render || args.value("render-video") != nil {
             outputs.append(
                 CompositeOutput(
                     pictures: render ? out + "/render" : nil, video: args.value("render-video"), fps: fps,
-                    caption: untrained ? FrameRendering.untrainedCaption : nil))
+                    caption: weights.provenance.caption))
         }
         let session = PerceptionSession(engine: engine, setup: setup, outputs: outputs, options: options, stop: stop, ego: ego)
         let progress = ProgressLine(total: (source.count ?? expected).map { min($0, options.maxFrames) }, forced: args.flag("progress"))
@@ -61,7 +60,7 @@ struct RunSession {
             let pitch = window.pitch.map { String(format: "%+.3f°", $0 * 180 / .pi) } ?? "—"
             printError("auto pitch: \(pitch) from \(window.samples) pairs, " + (window.isConverged ? "converged and applied" : "not converged, not applied"))
         }
-        if untrained { printError("note: untrained test weights - the tracks are not real vehicles") }
+        if weights.provenance.training == .untrained { printError("note: untrained test weights - the tracks are not real vehicles") }
         return 0
     }
 }
@@ -75,12 +74,7 @@ extension RunSession {
         }
         var options = LiveViewServer.Options()
         options.address = try ServeAddress(parsing: value)
-        if let token = args.value("token") {
-            guard !token.isEmpty, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._~".contains($0)) }) else {
-                throw CLIError("--token: use letters, digits and -._~ only")
-            }
-            options.token = token
-        }
+        options.token = args.value("token")
         options.viewFPS = try args.number("view-fps", default: 15, in: 0.1...120)
         options.metadata = [
             "weights": weights.provenance.training.rawValue,

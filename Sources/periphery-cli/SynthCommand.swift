@@ -15,7 +15,8 @@ enum SynthCommand: Command {
         writes DIR/images/NNNNNN.png, DIR/calibration/NNNNNN.json and DIR/labels/NNNNNN.json (the visible
         vehicles as vehicle-frame boxes with visible pixels, occlusion and truncation). The camera's
         focal length and the mount are drawn per frame unless the mount options fix them; the truth is
-        always written out.
+        always written out. DIR/synth.json records the command (without --out), by which the trainer
+        names the data in the weights it writes.
 
         With --sequence, the frames are one drive at F frames/s instead: a road with curves, traffic
         that moves, bumps that pitch the body, one camera and mount for the whole drive, and the
@@ -65,6 +66,7 @@ enum SynthCommand: Command {
             pitchDegrees: try optional("pitch", -25...25), rollDegrees: try optional("roll", -25...25),
             yawDegrees: try optional("yaw", -25...25), heightMetres: try optional("height-m", 0.31...2.99))
         let dataset = SyntheticDataset(path: out)
+        try dataset.writeCommand(command(arguments))
         let blur = try args.number("blur", default: 0, in: 0...20)
         let sampler = SceneSampler(nearTwoWheelers: Int(try args.number("near-two-wheelers", default: 0, in: 0...8)))
         if args.flag("sequence") {
@@ -98,5 +100,22 @@ enum SynthCommand: Command {
         progress.finish()
         printError("\(frames) frames, \(vehicles) visible vehicles -> \(out)")
         return 0
+    }
+
+    /// The command line as `synth.json` records it: `periphery synth` and the arguments, without
+    /// `--out` (where the data lay is not how to make it), each quoted for a POSIX shell where needed.
+    static func command(_ arguments: [String]) -> String {
+        var kept: [String] = []
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if argument == "--out" {
+                _ = rest.popFirst()
+            } else if !argument.hasPrefix("--out=") {
+                kept.append(argument)
+            }
+        }
+        let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.=/:,+")
+        let quoted = kept.map { $0.allSatisfy(plain.contains) && !$0.isEmpty ? $0 : "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        return (["periphery", "synth"] + quoted).joined(separator: " ")
     }
 }

@@ -6,6 +6,7 @@ import Testing
 @testable import PeripheryGeometry
 @testable import PeripheryIO
 @testable import PeripheryInference
+@testable import PeripheryRun
 @testable import PeripherySynthetic
 
 /// One short rendered drive end to end: recorded by the synthetic world with a known mount, read
@@ -85,10 +86,12 @@ import Testing
 
         let weights = try Safety40Weights(path: repositoryPath("Weights/safety40-random-init.safetensors"))
         let engine = try PerceptionEngine(weights: weights, threads: 2)
-        engine.mountCalibrator = try DriveMountCalibration(drive: drive, setup: start).calibrator
-        var source = DriveFrameSource(drive: drive)
+        // The drive opened as `periphery run --auto-pitch` opens it.
+        var options = FrameInput.Options()
+        (options.calibration, options.autoPitch) = (.setup(start), true)
+        var opened = try FrameInput(folder + "/drive", options: options).open(for: engine, stop: StopRequest(), report: { _ in })
         let sidecar = try ReplaySidecar(path: folder + "/replay.jsonl", checkpoint: "test", scoreThreshold: 0.5, rejectImplausible: true)
-        let summary = try PerceptionSession(engine: engine, setup: start, outputs: [SidecarOutput(sidecar)]).run(&source)
+        let summary = try PerceptionSession(engine: engine, setup: start, outputs: [SidecarOutput(sidecar)]).run(&opened.source)
         #expect(summary.processed == 90 && summary.received == 90 && summary.ended == .endOfInput)
 
         let calibrate = calibration.calibrator, run = try #require(engine.mountCalibrator)

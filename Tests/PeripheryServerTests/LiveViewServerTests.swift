@@ -57,6 +57,49 @@ struct LiveViewServerTests {
         #expect(logged.lines.filter { $0.contains("refused") }.count == 3 && !logged.lines.joined().contains("nope"))
     }
 
+    /// Off loopback the server itself makes sure of a token: none given, it generates 128 bits and
+    /// refuses every request without them. It listens on every interface; the requests go to loopback.
+    @Test func offLoopbackTheServerGeneratesAToken() throws {
+        var options = LiveViewServer.Options()
+        options.address = ServeAddress(host: "0.0.0.0", port: 0)
+        let server = try LiveViewServer(options: options)
+        defer { try? server.finish(RunSummary()) }
+        let token = try #require(server.token)
+        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit))
+        #expect(server.pageURL == "http://0.0.0.0:\(server.address.port)/?token=\(token)")
+        #expect(try exchange("GET / HTTP/1.1\r\nHost: x\r\n\r\n", port: server.address.port).hasPrefix("HTTP/1.1 401"))
+        #expect(try exchange("GET /?token=\(token) HTTP/1.1\r\nHost: x\r\n\r\n", port: server.address.port).hasPrefix("HTTP/1.1 200"))
+    }
+
+    /// An empty token would leave the server open, and one with other characters than RFC 3986's
+    /// unreserved ones would need escaping somewhere: the server refuses both, without echoing them.
+    @Test func onlyTokensOfUnreservedCharactersAreTaken() throws {
+        for bad in ["", "two words", "a&b", "naïve", "50%"] {
+            var options = LiveViewServer.Options()
+            options.address = ServeAddress(host: "0.0.0.0", port: 0)
+            options.token = bad
+            #expect {
+                try LiveViewServer(options: options)
+            } throws: { error in
+                guard case .invalidToken = error as? LiveViewServerError else { return false }
+                return bad.isEmpty || !"\(error)".contains(bad)
+            }
+        }
+        var options = LiveViewServer.Options()
+        options.address = ServeAddress(port: 0)
+        options.token = "A-z.0_9~"
+        let server = try LiveViewServer(options: options)
+        defer { try? server.finish(RunSummary()) }
+        #expect(server.foxgloveURL == "ws://127.0.0.1:\(server.address.port)/?token=A-z.0_9~")
+    }
+
+    /// The query that carries a token into a URL escapes everything but the unreserved characters
+    /// (RFC 3986 §2.3: ALPHA, DIGIT, "-", ".", "_", "~"; the rest as %XX of its UTF-8 bytes).
+    @Test func tokensInURLsArePercentEscaped() {
+        #expect(ViewerToken.query("a b&c=d/é~") == "?token=a%20b%26c%3Dd%2F%C3%A9~")
+        #expect(ViewerToken.query("Az09-._~") == "?token=Az09-._~" && ViewerToken.query(nil) == "")
+    }
+
     /// A port already in use is a typed error naming the address, not a crash.
     @Test func aBusyPortIsAnError() throws {
         var options = LiveViewServer.Options()

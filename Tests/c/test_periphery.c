@@ -11,7 +11,11 @@
  *   file, a handle of the wrong kind and a busy engine give their codes and a message naming the
  *   argument; nothing crashes;
  * - a drive opened as a source yields one result per frame, then PERIPHERY_END, repeatedly;
- *   destroying a source mid-run frees the engine.
+ *   destroying a source mid-run frees the engine;
+ * - periphery_input_check classifies the drive and a stream URL without opening them, counts the
+ *   drive's frame bytes (against the files' own sizes), and refuses what periphery_source_open
+ *   refuses with the same status and message: a missing path, a stream without a calibration, an
+ *   option that does not suit the input.
  */
 #include <periphery.h>
 
@@ -132,6 +136,52 @@ static void check_errors(periphery_engine *engine, periphery_calibration *calibr
     periphery_source_destroy(NULL);
 }
 
+/* Bytes of DRIVE/000000.png ... 000005.png, the frames of the drive Tests/e2e/test_c_api.py copies. */
+static int64_t drive_frame_bytes(const char *drive) {
+    int64_t total = 0;
+    char path[4096];
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%06d.png", drive, i);
+        FILE *file = fopen(path, "rb");
+        if (file == NULL) return -1;
+        fseek(file, 0, SEEK_END);
+        total += ftell(file);
+        fclose(file);
+    }
+    return total;
+}
+
+static void check_inputs(periphery_engine *engine, const char *drive, periphery_calibration *calibration) {
+    periphery_input_info info;
+    CHECK(periphery_input_check(drive, NULL, &info) == PERIPHERY_OK);
+    CHECK(info.kind == PERIPHERY_INPUT_DRIVE && info.has_calibration == 1 && info.size_bytes == drive_frame_bytes(drive));
+    CHECK_ERROR(periphery_input_check(drive, NULL, NULL), PERIPHERY_ERROR_INVALID_ARGUMENT, "info");
+    CHECK_ERROR(periphery_input_check("/nonexistent/drive", NULL, &info), PERIPHERY_ERROR_SOURCE,
+                "/nonexistent/drive: no such file or directory");
+    CHECK_ERROR(periphery_input_check("udp://127.0.0.1:9", NULL, &info), PERIPHERY_ERROR_CALIBRATION,
+                "udp://127.0.0.1:9: a stream needs a calibration: none given");
+    periphery_source_options options = {0};
+    options.calibration = calibration;
+    CHECK(periphery_input_check("udp://127.0.0.1:9", &options, &info) == PERIPHERY_OK);
+    CHECK(info.kind == PERIPHERY_INPUT_STREAM && info.has_calibration == 1 && info.size_bytes == 0);
+    options.rtsp_transport = 7;
+    CHECK_ERROR(periphery_input_check("udp://127.0.0.1:9", &options, &info), PERIPHERY_ERROR_INVALID_ARGUMENT, "options.rtsp_transport");
+
+    /* An option for another kind of input: the check and the opening fail alike. */
+    periphery_source_options realtime = {0};
+    realtime.realtime = 1;
+    CHECK_ERROR(periphery_input_check(drive, &realtime, &info), PERIPHERY_ERROR_INVALID_ARGUMENT,
+                "realtime is for a video file, not a drive directory");
+    char checked[1024];
+    snprintf(checked, sizeof checked, "%s", periphery_last_error());
+    periphery_source *source = NULL;
+    CHECK(periphery_source_open(engine, drive, &realtime, &source) == PERIPHERY_ERROR_INVALID_ARGUMENT && source == NULL);
+    CHECK(strcmp(checked, periphery_last_error()) == 0);
+    CHECK_ERROR(periphery_source_open(engine, "udp://127.0.0.1:9", NULL, &source), PERIPHERY_ERROR_CALIBRATION,
+                "a stream needs a calibration");
+    CHECK(periphery_source_warning(NULL, 0) == NULL);
+}
+
 static void check_source(periphery_engine *engine, const char *drive, const periphery_image *good, periphery_calibration *calibration) {
     periphery_source *source = NULL;
     CHECK_ERROR(periphery_source_open(engine, "/nonexistent/drive", NULL, &source), PERIPHERY_ERROR_SOURCE, "/nonexistent/drive");
@@ -151,6 +201,8 @@ static void check_source(periphery_engine *engine, const char *drive, const peri
     }
     CHECK(status == PERIPHERY_END && result == NULL && frames > 0);
     CHECK(periphery_source_next(source, &result) == PERIPHERY_END);
+    /* The drive's tables have no bad rows: nothing to warn of. */
+    CHECK(periphery_source_warning(source, 0) == NULL);
     periphery_source_destroy(source);
     fprintf(stderr, "test_periphery: the drive gave %lld results\n", (long long)frames);
 
@@ -229,6 +281,7 @@ int main(int argc, char **argv) {
     CHECK(periphery_result_index(result) == -1 && periphery_result_image(result).data == NULL);
 
     check_errors(engine, calibration, &image, argv[1]);
+    check_inputs(engine, argv[4], calibration);
     check_source(engine, argv[4], &image, calibration);
 
     size_t count = 0;

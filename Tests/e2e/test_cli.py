@@ -135,6 +135,12 @@ def test_synth_is_deterministic_in_its_seed(periphery, synth, tmp_path):
     run(["diff", "-r", synth / "synth-a", tmp_path / "synth-b"])
 
 
+def test_synth_records_its_command_without_the_output_folder(synth):
+    # The trainer names its data by this command (python/periphery/train/provenance.py).
+    record = json.loads((synth / "synth-a" / "synth.json").read_text())
+    assert record == {"command": "periphery synth --frames 3 --seed 11 --width 320 --height 200"}
+
+
 def test_eval_matches_file_counts_what_the_report_says(synth):
     report, lines = json.loads((synth / "eval.json").read_text()), json_lines(synth / "matches.jsonl")
     assert [line["frame"] for line in lines] == ["000000", "000001", "000002"], lines

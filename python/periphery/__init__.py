@@ -30,8 +30,8 @@ from .errors import (
     UnsupportedError,
     WeightsError,
 )
-from .source import Source, open
-from .types import CLASS_NAMES, Box, Detection, EgoMotion, Frame, Intrinsics, Mount, Result, Timings, Track
+from .source import Source, check_input, open
+from .types import CLASS_NAMES, Box, Detection, EgoMotion, Frame, InputInfo, Intrinsics, Mount, Result, Timings, Track
 
 __version__ = "0.1.0"
 
@@ -54,6 +54,7 @@ __all__ = [
     "Engine",
     "Frame",
     "FrameError",
+    "InputInfo",
     "InternalError",
     "InvalidArgumentError",
     "Intrinsics",
@@ -67,6 +68,7 @@ __all__ = [
     "Track",
     "UnsupportedError",
     "WeightsError",
+    "check_input",
     "library_version",
     "open",
 ]

@@ -4,6 +4,9 @@ The library is found, in order:
 1. ``PERIPHERY_LIBRARY``: a path to ``libperiphery.so`` (or to a SwiftPM build's ``libPeripheryC.so``),
    or a folder holding either; for development against a build tree.
 2. ``periphery/_lib/libperiphery.so`` inside this package: where the wheel puts it.
+3. When the package runs from a checkout (``pip install -e python``), that checkout's release build,
+   ``.build/release/libPeripheryC.so`` (what ``swift build -c release`` makes), so that the tools of a
+   checkout (``periphery-fleet``'s input check) find the library of the CLI beside it.
 
 It is loaded on first use, not on ``import periphery``, so that the pure-Python parts of the
 package import without it. Its ``periphery_api_version()`` must equal ``API_VERSION``; any other
@@ -23,7 +26,7 @@ from pathlib import Path
 from .errors import LibraryError, error_for_status
 
 #: The PERIPHERY_API_VERSION of the periphery.h these declarations follow.
-API_VERSION = 1
+API_VERSION = 2
 
 #: Debian's packages of the system libraries libperiphery.so needs (python/README.md).
 SYSTEM_PACKAGES = "libopenblas0 libpng16-16 libjpeg62-turbo libavformat59 libavcodec59 libavutil57 libswscale6"
@@ -98,7 +101,28 @@ class Timings(ctypes.Structure):
 
 
 class SourceOptions(ctypes.Structure):
-    _fields_ = [("calibration", ctypes.c_void_p), ("fps", ctypes.c_double), ("max_frames", ctypes.c_int64)]
+    _fields_ = [
+        ("calibration", ctypes.c_void_p),
+        ("fps", ctypes.c_double),
+        ("max_frames", ctypes.c_int64),
+        ("realtime", ctypes.c_int32),
+        ("auto_pitch", ctypes.c_int32),
+        ("keep_corrupt", ctypes.c_int32),
+        ("listen", ctypes.c_int32),
+        ("start_s", ctypes.c_double),
+        ("duration_s", ctypes.c_double),
+        ("every", ctypes.c_int64),
+        ("read_timeout_s", ctypes.c_double),
+        ("reconnect_timeout_s", ctypes.c_double),
+        ("rtsp_transport", ctypes.c_int32),
+        ("video_size", ctypes.c_char_p),
+        ("framerate", ctypes.c_double),
+        ("input_format", ctypes.c_char_p),
+    ]
+
+
+class InputInfo(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int32), ("has_calibration", ctypes.c_int32), ("size_bytes", ctypes.c_int64)]
 
 
 # Status codes.
@@ -112,6 +136,12 @@ ERROR_SOURCE = -5
 ERROR_UNSUPPORTED = -6
 ERROR_BUSY = -7
 ERROR_INTERNAL = -100
+
+# Input kinds (periphery_input_kind), by the names periphery.InputInfo gives them.
+INPUT_KINDS = ("drive", "video", "realtime-video", "camera", "stream")
+
+# RTSP transports (periphery_rtsp_transport).
+RTSP_TRANSPORTS = {None: 0, "tcp": 1, "udp": 2}
 
 # Pixel formats.
 PIXEL_RGB8 = 0
@@ -149,7 +179,9 @@ _FUNCTIONS = {
     "periphery_result_image": (Image, [_vp]),
     "periphery_result_name": (ctypes.c_char_p, [_vp]),
     "periphery_result_destroy": (None, [_vp]),
+    "periphery_input_check": (status_t, [ctypes.c_char_p, ctypes.POINTER(SourceOptions), ctypes.POINTER(InputInfo)]),
     "periphery_source_open": (status_t, [_vp, ctypes.c_char_p, ctypes.POINTER(SourceOptions), _out]),
+    "periphery_source_warning": (ctypes.c_char_p, [_vp, ctypes.c_size_t]),
     "periphery_source_next": (status_t, [_vp, _out]),
     "periphery_source_destroy": (None, [_vp]),
 }
@@ -170,7 +202,12 @@ def candidates() -> list[Path]:
         else:
             found.append(path)
         return found
-    return [Path(__file__).resolve().parent / "_lib" / "libperiphery.so"]
+    package = Path(__file__).resolve().parent
+    found.append(package / "_lib" / "libperiphery.so")
+    checkout = package.parent.parent
+    if (checkout / "Package.swift").is_file():
+        found.append(checkout / ".build" / "release" / "libPeripheryC.so")
+    return found
 
 
 def _open(path: Path) -> ctypes.CDLL:
@@ -211,8 +248,8 @@ def library() -> ctypes.CDLL:
                 hint = (
                     "PERIPHERY_LIBRARY names no library"
                     if os.environ.get("PERIPHERY_LIBRARY")
-                    else "the package has no library: install the wheel (make wheel), or set PERIPHERY_LIBRARY "
-                    "to a build's libPeripheryC.so"
+                    else "the package has no library: install the wheel (make wheel), build the checkout (swift build "
+                    "-c release), or set PERIPHERY_LIBRARY to a build's libPeripheryC.so"
                 )
                 raise LibraryError(f"libperiphery.so not found (looked at {where}): {hint}")
             _library = _open(path)

@@ -144,3 +144,14 @@ class Frame(Result):
     name: str
     index: int
     image: np.ndarray = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class InputInfo:
+    """What ``periphery.check_input`` found: ``kind`` ("drive", "video", "realtime-video", "camera"
+    or "stream"), whether the input has a calibration (given, or found in the drive or beside the
+    video), and the bytes of its files (a drive's frames, a video file; 0 for a live source)."""
+
+    kind: str
+    has_calibration: bool
+    size_bytes: int

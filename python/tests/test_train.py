@@ -207,10 +207,17 @@ def test_overfits_two_frames_and_fine_tunes_from_its_export(periphery_cli: Path,
 
 
 
-def test_score_calibration_names_its_datasets_not_their_paths(tmp: Path) -> None:
-    """`fitted_on` holds each calibration directory's own name, never the machine's path to it."""
-    entry = score_calibration_entry([0.5] * 4, 0.4, {}, [tmp / "val600n", Path("data/val240n/")], 0.9, 840)
-    assert json.loads(entry)["fitted_on"] == ["val600n", "val240n"]
+def test_score_calibration_names_its_datasets_not_their_paths(tmp_path: Path) -> None:
+    """`fitted_on` holds the `periphery synth` command a directory records in synth.json, or else the
+    directory's own name; never the machine's path to it."""
+    made = tmp_path / "val600n"
+    made.mkdir()
+    (made / "synth.json").write_text(json.dumps({"command": "periphery synth --frames 600 --seed 2002"}))
+    entry = score_calibration_entry([0.5] * 4, 0.4, {}, [made, Path("data/val240n/")], 0.9, 840)
+    assert json.loads(entry)["fitted_on"] == ["periphery synth --frames 600 --seed 2002", "val240n"]
+    (made / "synth.json").write_text("{\"command\": 7}")
+    with pytest.raises(SystemExit, match="synth.json"):
+        score_calibration_entry([0.5] * 4, 0.4, {}, [made], 0.9, 840)
 
 def prepared_layout(periphery_cli: Path, cli_has, tmp: Path, flag: str, keep) -> None:
     if not cli_has("prepare"):

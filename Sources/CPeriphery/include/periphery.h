@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /** The version of this header's API. */
-#define PERIPHERY_API_VERSION 1
+#define PERIPHERY_API_VERSION 2
 /** The library's release, as the Python package's. */
 #define PERIPHERY_VERSION_STRING "0.1.0"
 
@@ -292,28 +292,110 @@ const char *periphery_result_name(const periphery_result *result);
 /** Frees a result (NULL is ignored). */
 void periphery_result_destroy(periphery_result *result);
 
-/* ---- Sources --------------------------------------------------------------------------------- */
+/* ---- Inputs and sources ---------------------------------------------------------------------- */
 
-typedef struct periphery_source periphery_source;
+/** What an input is. */
+typedef enum periphery_input_kind {
+    /** A directory of PNG or JPEG frames in the reference drive layout. */
+    PERIPHERY_INPUT_DRIVE = 0,
+    /** A video file, read as fast as the engine goes. */
+    PERIPHERY_INPUT_VIDEO = 1,
+    /** A video file played at its own rate under the live rules (options.realtime). */
+    PERIPHERY_INPUT_REALTIME_VIDEO = 2,
+    /** A V4L2 camera (/dev/videoN). */
+    PERIPHERY_INPUT_CAMERA = 3,
+    /** A network stream URL. */
+    PERIPHERY_INPUT_STREAM = 4
+} periphery_input_kind;
 
-/** How a source is opened; zero-initialise it for the defaults. */
+/** RTSP's transport for the media. */
+typedef enum periphery_rtsp_transport {
+    /** FFmpeg's default (UDP first). */
+    PERIPHERY_RTSP_DEFAULT = 0,
+    PERIPHERY_RTSP_TCP = 1,
+    PERIPHERY_RTSP_UDP = 2
+} periphery_rtsp_transport;
+
+/**
+ * How an input is opened, as `periphery run`'s options; zero-initialise it for the defaults. An
+ * option that does not suit the input (auto_pitch for a video, video_size for a stream, start for a
+ * drive, realtime for a drive) is an error, as it is for the CLI.
+ */
 typedef struct periphery_source_options {
-    /** A calibration for frames that carry none; NULL: the calibration.json of a drive or beside a video. */
+    /**
+     * A calibration for frames that carry none; NULL: the one in a drive or beside a video file
+     * (--calibration's default). A video, a camera and a stream need one.
+     */
     const periphery_calibration *calibration;
     /** Frame rate of a drive without frames.csv; 0 for 10. */
     double fps;
     /** Stop after this many processed frames; 0 for all. */
     int64_t max_frames;
+    /** 1: play a video file at its own rate under the live rules (--realtime). */
+    int32_t realtime;
+    /** 1: estimate the mount pitch from a drive's motion while running (--auto-pitch). */
+    int32_t auto_pitch;
+    /** 1: process damaged frames (marked) instead of skipping them (--keep-corrupt). */
+    int32_t keep_corrupt;
+    /** 1: wait for the sender to connect to the URL (--listen). */
+    int32_t listen;
+    /** Of a video file: seconds to skip from its first frame (--start); 0 for none. */
+    double start_s;
+    /** Of a video file: seconds of it to read; of a live source: wall-clock seconds to run (--duration); 0 for all. */
+    double duration_s;
+    /** Of a video file: take every Nth frame (--every); 0 for every frame. */
+    int64_t every;
+    /** Live sources: the longest wait for one read, seconds (--timeout); 0 for 3. */
+    double read_timeout_s;
+    /** Streams: how long a lost source is reopened, seconds (--reconnect-timeout); 0 for 10, negative for not at all. */
+    double reconnect_timeout_s;
+    /** A periphery_rtsp_transport (--rtsp-transport). */
+    int32_t rtsp_transport;
+    /** Of a camera: the capture size "WxH" (--video-size); NULL for the device's own. Read during the call. */
+    const char *video_size;
+    /** Of a camera: the capture rate, frames/s (--framerate); 0 for the device's own. */
+    double framerate;
+    /** Of a camera: the pixel or compressed format, "mjpeg", "yuyv422"... (--input-format); NULL for the device's own. */
+    const char *input_format;
 } periphery_source_options;
+
+/** What periphery_input_check found. */
+typedef struct periphery_input_info {
+    /** A periphery_input_kind. */
+    int32_t kind;
+    /** 1 when the input has a calibration: the one given or the one found in the drive or beside the video. */
+    int32_t has_calibration;
+    /** Bytes of the files read: a drive's frames, a video file; 0 for a camera or a stream. */
+    int64_t size_bytes;
+} periphery_input_info;
+
+/**
+ * Checks an input as periphery_source_open would open it, without opening it: classifies it, finds
+ * its calibration and checks the options, reading directory listings and the calibration file but
+ * no frame (a video file is not decoded). Fails with the status and message periphery_source_open
+ * would give for the same fault. options may be NULL; on success *info is filled.
+ */
+periphery_status periphery_input_check(const char *input, const periphery_source_options *options, periphery_input_info *info);
+
+typedef struct periphery_source periphery_source;
 
 /**
  * Opens a drive directory, a video file, a V4L2 camera (/dev/videoN) or a stream URL (rtsp://,
  * udp://, srt://, tcp://, http(s)://), and runs it through engine exactly as `periphery run` does:
  * the same frames, ego motion, tracker resets and live rules, and so the same results. The engine is
  * reset first and belongs to the source until periphery_source_destroy. options may be NULL.
+ * The input is opened by the library's one set of rules (`FrameInput`): the same inputs fail with
+ * the same messages as `periphery run` and Python's periphery.open.
  */
 periphery_status periphery_source_open(periphery_engine *engine, const char *input, const periphery_source_options *options,
                                        periphery_source **out);
+
+/**
+ * The source's warning number index (from 0), or NULL past the last: rows of a drive's or a video's
+ * motion tables that were skipped, a stream lost and back. Warnings only add up while the source
+ * runs. Owned by the source: valid until periphery_source_destroy.
+ */
+const char *periphery_source_warning(const periphery_source *source, size_t index);
 
 /**
  * The next processed frame's result into *out (destroy it with periphery_result_destroy);

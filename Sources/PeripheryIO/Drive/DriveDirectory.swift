@@ -44,27 +44,36 @@ public struct DriveDirectory: Sendable {
     ///   required column, or there are no frames.
     public init(path: String, fps: Double = 10) throws(DriveError) {
         let url = URL(fileURLWithPath: path)
+        let pictures = try Self.framePictures(in: path)
+        try self.init(
+            path: path, pictures: pictures, frames: try Self.table("frames.csv", in: url), motion: try Self.table("motion.csv", in: url),
+            location: try Self.table("location.csv", in: url), fps: fps)
+    }
+
+    /// The paths of a drive's frame pictures, in name order: at the top level of `path`, or else in
+    /// `images/` (the layout `periphery synth --sequence` writes). Reads the listings only.
+    ///
+    /// - Throws: `DriveError.unreadable` if `path` is not a readable directory, `.noFrames` if
+    ///   neither place has a PNG or JPEG.
+    public static func framePictures(in path: String) throws(DriveError) -> [String] {
+        let url = URL(fileURLWithPath: path)
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
             throw .unreadable(path: path, reason: "not a readable directory")
         }
-        func framePictures(in names: [String]) -> [String] {
+        func pictures(in names: [String]) -> [String] {
             names.filter { ImageFile.pictureExtensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
         }
-        // Frames at the top level, or in images/ (the layout `periphery synth --sequence` writes).
-        var frameFolder = url
-        var pictures = framePictures(in: names)
-        if pictures.isEmpty, let inner = try? FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("images").path) {
-            frameFolder = url.appendingPathComponent("images")
-            pictures = framePictures(in: inner)
+        var folder = url
+        var found = pictures(in: names)
+        if found.isEmpty, let inner = try? FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("images").path) {
+            folder = url.appendingPathComponent("images")
+            found = pictures(in: inner)
         }
-        guard !pictures.isEmpty else { throw .noFrames(path: path) }
-        try self.init(
-            path: path, pictures: pictures.map { frameFolder.appendingPathComponent($0).path },
-            frames: try Self.table("frames.csv", in: url), motion: try Self.table("motion.csv", in: url),
-            location: try Self.table("location.csv", in: url), fps: fps)
+        guard !found.isEmpty else { throw .noFrames(path: path) }
+        return found.map { folder.appendingPathComponent($0).path }
     }
 
     /// The CSV table `name` in `folder`, or nil when there is none.

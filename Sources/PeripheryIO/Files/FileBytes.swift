@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryCore
 
 /// Reads whole files with a size limit checked before any memory is committed.
 ///

@@ -24,20 +24,36 @@ public struct FoxgloveEncoder: Sendable {
         self.jpegQuality = jpegQuality
     }
 
-    /// The frame's messages, in `FoxgloveTopic.allCases` order.
+    /// A frame's messages, in `FoxgloveTopic.allCases` order: the picture, its camera, the camera's
+    /// pose, the boxes, the ego path, the replay sidecar's line and the run's counts.
     ///
     /// - Parameters:
-    ///   - frame: the processed camera frame and its results.
+    ///   - image: the camera picture.
+    ///   - timestamp: the frame's time, seconds (the messages' log time).
+    ///   - index: its place among the processed frames, from 0.
+    ///   - ego: the ego motion the tracker was given (nil: none).
+    ///   - detections: the raw detections.
+    ///   - tracks: the confirmed tracks after the frame.
+    ///   - calibration: the calibration the frame was processed with.
+    ///   - timings: stage timings, milliseconds, in the sidecar's order.
+    ///   - live: arrival, latency and drops, as the sidecar's line has them.
+    ///   - progress: the run's counts at this frame (nil: the frame counts itself only).
+    ///   - egoPath: the ego's recent path in the current vehicle frame (`FoxgloveEgoPath.advance`).
     ///   - name: names the output in a compression error.
     /// - Throws: `ImageError` if the picture cannot be compressed.
-    public func messages(for frame: FoxgloveFrame, name: String) throws -> [Message] {
-        let time = Foxglove.Time(seconds: frame.timestamp), logTime = frame.logTime
-        let intrinsics = frame.calibration.setup.intrinsics
+    public func messages(
+        image: RGBImage, timestamp: Double, index: Int, ego: EgoDelta?, detections: [Detection], tracks: [TrackedVehicle],
+        calibration: CameraCalibration, timings: [Double], live: ReplaySidecar.LiveFields?, progress: RunProgress?,
+        egoPath: [SIMD3<Double>], name: String
+    ) throws -> [Message] {
+        let time = Foxglove.Time(seconds: timestamp)
+        let logTime = UInt64(time.sec) * 1_000_000_000 + UInt64(time.nsec)
+        let intrinsics = calibration.setup.intrinsics
         let (fx, fy, cx, cy, s) = (intrinsics.fx, intrinsics.fy, intrinsics.cx, intrinsics.cy, intrinsics.skew)
-        let jpeg = try JPEGCodec.encode(frame.image, quality: jpegQuality, name: name)
+        let jpeg = try JPEGCodec.encode(image, quality: jpegQuality, name: name)
         let line = ReplaySidecar.frameLine(
-            index: frame.index, pts: frame.timestamp, ego: frame.ego ?? EgoDelta(dt: 0, valid: false), detections: frame.detections,
-            tracks: frame.tracks, calibration: frame.calibration, timings: frame.timings, live: frame.live)
+            index: index, pts: timestamp, ego: ego ?? EgoDelta(dt: 0, valid: false), detections: detections, tracks: tracks,
+            calibration: calibration, timings: timings, live: live)
         let payloads: [(FoxgloveTopic, Data)] = [
             (.image, Foxglove.CompressedImage(timestamp: time, frameId: "camera", data: Data(jpeg), format: "jpeg").json),
             (
@@ -48,19 +64,19 @@ public struct FoxgloveEncoder: Sendable {
                     P: [fx, s, cx, 0, 0, fy, cy, 0, 0, 0, 1, 0]
                 ).json
             ),
-            (.transform, Self.cameraTransform(frame.calibration.setup.pose, time: time).json),
-            (.scene, Self.scene(detections: frame.detections, tracks: frame.tracks, time: time).json),
+            (.transform, Self.cameraTransform(calibration.setup.pose, time: time).json),
+            (.scene, Self.scene(detections: detections, tracks: tracks, time: time).json),
             (
                 .egoPath,
                 Foxglove.PosesInFrame(
                     timestamp: time, frameId: "vehicle",
-                    poses: frame.egoPath.map {
+                    poses: egoPath.map {
                         Foxglove.Pose(position: Foxglove.Vector3(x: $0.x, y: $0.y, z: 0), orientation: Foxglove.Quaternion(yaw: $0.z))
                     }
                 ).json
             ),
             (.result, Data(line.utf8)),
-            (.stats, Foxglove.RunStats(frame: frame).json),
+            (.stats, Foxglove.RunStats(index: index, pts: timestamp, progress: progress, live: live).json),
         ]
         return payloads.map { Message(topic: $0.0, logTime: logTime, data: $0.1) }
     }

@@ -104,11 +104,11 @@ enum Foxglove {
         var latencyMs: Double?
         var fps: Double?
 
-        init(frame: FoxgloveFrame) {
-            (index, pts) = (frame.index, frame.timestamp)
-            (processed, dropped, corrupt) = (frame.progress?.processed ?? frame.index + 1, frame.progress?.dropped ?? 0, frame.progress?.corrupt ?? 0)
-            latencyMs = frame.live.map { $0.latencyMs.isFinite ? $0.latencyMs : 0 }
-            fps = frame.progress.map { $0.framesPerSecond.isFinite ? $0.framesPerSecond : 0 }
+        init(index: Int, pts: Double, progress: RunProgress?, live: ReplaySidecar.LiveFields?) {
+            (self.index, self.pts) = (index, pts)
+            (processed, dropped, corrupt) = (progress?.processed ?? index + 1, progress?.dropped ?? 0, progress?.corrupt ?? 0)
+            latencyMs = live.map { $0.latencyMs.isFinite ? $0.latencyMs : 0 }
+            fps = progress.map { $0.framesPerSecond.isFinite ? $0.framesPerSecond : 0 }
         }
     }
 }

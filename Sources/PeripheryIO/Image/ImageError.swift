@@ -1,3 +1,5 @@
+import PeripheryCore
+
 /// Why a picture file cannot be read or written.
 ///
 /// Every case names the file (`path`; for in-memory data, the name the caller gave).
@@ -8,7 +10,7 @@ public enum ImageError: Error, Equatable, CustomStringConvertible {
     case empty(path: String)
     /// The first bytes are neither a PNG signature nor a JPEG start-of-image marker.
     case unknownFormat(path: String)
-    /// The header declares a size beyond `ImageFile.maxSide` per side or `ImageFile.maxPixels` in
+    /// The header declares a size beyond `RGBImage.maxSide` per side or `RGBImage.maxPixels` in
     /// all, or a zero side; nothing was allocated for it.
     case badDimensions(path: String, width: Int, height: Int)
     /// The data ends before the image does.
@@ -30,8 +32,8 @@ public enum ImageError: Error, Equatable, CustomStringConvertible {
         case .empty(let path): "\(path): file is empty"
         case .unknownFormat(let path): "\(path): not a PNG or JPEG file (unrecognised first bytes)"
         case .badDimensions(let path, let width, let height):
-            "\(path): image size \(width) × \(height) is outside 1 ... \(ImageFile.maxSide) per side"
-                + " and \(ImageFile.maxPixels) pixels"
+            "\(path): image size \(width) × \(height) is outside 1 ... \(RGBImage.maxSide) per side"
+                + " and \(RGBImage.maxPixels) pixels"
         case .truncated(let path, let format): "\(path): \(format) data is truncated"
         case .corrupt(let path, let format, let reason): "\(path): corrupt \(format) data: \(reason)"
         case .unsupported(let path, let format, let reason): "\(path): unsupported \(format): \(reason)"

@@ -11,25 +11,15 @@ import PeripheryGeometry
 ///   files without colour information are taken as sRGB-encoded, as 8-bit ones are.
 /// - JPEG, baseline or progressive, greyscale, YCbCr or RGB. CMYK/YCCK JPEGs are `unsupported`.
 ///
-/// The declared size is checked against `maxSide` and `maxPixels` from the header, before any
+/// The declared size is checked against `RGBImage.maxSide` and `RGBImage.maxPixels` from the header, before any
 /// image memory is allocated. Neither libpng nor libjpeg may longjmp through Swift frames: PNG goes
 /// through libpng's simplified API (errors as return values) and JPEG through the C function
 /// `periphery_jpeg_decode` in `CJPEG/shim.h`, which keeps setjmp/longjmp inside C.
 public enum ImageFile {
-    /// Largest accepted width or height, in pixels.
-    public static let maxSide = 16_384
-    /// Largest accepted pixel count, `width · height` (2²⁸, 768 MiB as RGB8).
-    public static let maxPixels = 1 << 28
     /// File name extensions of pictures, lower case: what a drive's frames and `detect` accept.
     package static let pictureExtensions: Set<String> = ["png", "jpg", "jpeg"]
     /// Largest accepted file, bytes, checked before it is read.
     public static let maxFileSize = 1 << 30
-
-    /// Whether `width × height` is a size this reader accepts: both sides in `1 ... maxSide` and at
-    /// most `maxPixels` pixels.
-    static func acceptsSize(width: Int, height: Int) -> Bool {
-        (1...maxSide).contains(width) && (1...maxSide).contains(height) && width * height <= maxPixels
-    }
 
     /// Reads a PNG or JPEG file.
     ///
@@ -66,7 +56,7 @@ public enum ImageFile {
     ///   does not hold `width · height · 3` bytes; `ImageError.encodeFailed` when libpng fails;
     ///   `ImageError.writeFailed` when writing or renaming fails.
     public static func writePNG(_ image: RGBImage, to path: String) throws(ImageError) {
-        guard acceptsSize(width: image.width, height: image.height) else {
+        guard RGBImage.acceptsSize(width: image.width, height: image.height) else {
             throw .invalidImage(path: path, reason: "size \(image.width) × \(image.height) is outside the limits")
         }
         guard image.pixels.count == image.width * image.height * 3 else {

@@ -14,8 +14,8 @@ enum JPEGCodec {
         var message = [CChar](repeating: 0, count: Int(JMSG_LENGTH_MAX) + 1)
         let code = message.withUnsafeMutableBufferPointer { text in
             periphery_jpeg_decode(
-                base.assumingMemoryBound(to: UInt8.self), UInt(bytes.count), UInt(ImageFile.maxSide),
-                UInt(ImageFile.maxPixels), &output, &width, &height, text.baseAddress)
+                base.assumingMemoryBound(to: UInt8.self), UInt(bytes.count), UInt(RGBImage.maxSide),
+                UInt(RGBImage.maxPixels), &output, &width, &height, text.baseAddress)
         }
         defer { free(output) }
         let reason = String(cMessage: message)
@@ -28,7 +28,7 @@ enum JPEGCodec {
         default: throw .corrupt(path: name, format: .jpeg, reason: reason)
         }
         let w = Int(width), h = Int(height)
-        guard let output, ImageFile.acceptsSize(width: w, height: h) else {
+        guard let output, RGBImage.acceptsSize(width: w, height: h) else {
             throw .badDimensions(path: name, width: w, height: h)
         }
         let pixels = Array(UnsafeBufferPointer(start: output, count: w * h * 3))

@@ -19,7 +19,7 @@ enum PNGCodec {
             throw .corrupt(path: name, format: .png, reason: "first chunk is not IHDR")
         }
         let width = Int(bigEndian(bytes, at: 16)), height = Int(bigEndian(bytes, at: 20))
-        guard ImageFile.acceptsSize(width: width, height: height) else {
+        guard RGBImage.acceptsSize(width: width, height: height) else {
             throw .badDimensions(path: name, width: width, height: height)
         }
         // Deflate expands at most 1032-fold, and every row holds a filter byte and at least one bit

@@ -2,28 +2,25 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 
-/// A perception run as an MCAP file that Foxglove opens as it is (`docs/guides/mcap.md`): per frame, the
-/// camera picture (JPEG), its calibration, the camera's pose on the vehicle, the tracks and raw
-/// detections as 3-D boxes in the vehicle frame, the ego's recent path, the frame's raw result
-/// (the replay sidecar's line) and the run's counts: `FoxgloveEncoder`'s messages, with log
-/// times the frames' times.
+/// A perception run as an MCAP file that Foxglove opens as it is (`docs/guides/mcap.md`): one channel
+/// per `FoxgloveTopic` with its schema, and per frame `FoxgloveEncoder`'s messages (the camera
+/// picture, its calibration, the camera's pose on the vehicle, the tracks and raw detections as 3-D
+/// boxes, the ego's recent path, the frame's raw result and the run's counts), with log times the
+/// frames' times.
 ///
 /// The file is `path.partial` until `finish()`, which a failed run calls too: what was recorded
 /// before a failure stays a valid, indexed file.
 public final class FoxgloveRecording {
     /// The file written.
     public let path: String
-    private let encoder: FoxgloveEncoder
     private var writer: MCAPWriter
     private var channels: [FoxgloveTopic: MCAPWriter.ChannelID] = [:]
-    private var egoPath = FoxgloveEgoPath()
 
     /// Creates the file and registers the schemas and channels.
     ///
     /// - Throws: `OutputWriteError`.
-    public init(path: String, jpegQuality: Int = 85) throws {
+    public init(path: String) throws {
         self.path = path
-        encoder = FoxgloveEncoder(jpegQuality: jpegQuality)
         writer = try MCAPWriter(path: path, library: "periphery")
         for topic in FoxgloveTopic.allCases {
             let schema = try writer.addSchema(name: topic.schemaName, encoding: FoxgloveTopic.schemaEncoding, data: topic.schema)
@@ -31,13 +28,11 @@ public final class FoxgloveRecording {
         }
     }
 
-    /// Records one frame. Its `egoPath` is replaced by the recording's own, which sees every frame.
+    /// Records one frame's messages, each on its topic's channel.
     ///
-    /// - Throws: `OutputWriteError`, or `ImageError` if the picture cannot be compressed.
-    public func append(_ frame: FoxgloveFrame) throws {
-        var frame = frame
-        frame.egoPath = egoPath.advance(frame.ego)
-        for message in try encoder.messages(for: frame, name: path) {
+    /// - Throws: `OutputWriteError`.
+    public func write(_ messages: [FoxgloveEncoder.Message]) throws {
+        for message in messages {
             guard let channel = channels[message.topic] else { preconditionFailure("channel \(message.topic) not registered") }
             try writer.write(channel: channel, logTime: message.logTime, data: Array(message.data))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PeripheryCore
 
 /// Writes an MCAP file (`docs/guides/mcap.md`): schemas and channels up front, messages in uncompressed
 /// chunks each followed by its message indexes, then the summary (schemas, channels, statistics,

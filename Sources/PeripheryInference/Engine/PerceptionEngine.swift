@@ -1,7 +1,6 @@
 import Dispatch
 import PeripheryCore
 import PeripheryGeometry
-import PeripheryIO
 
 /// One camera frame and what is known about it when it arrives.
 public struct PerceptionFrame: Sendable {

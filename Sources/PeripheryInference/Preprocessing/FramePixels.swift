@@ -1,6 +1,5 @@
 import PeripheryCore
 import PeripheryGeometry
-import PeripheryIO
 
 /// One camera frame's pixels: 8-bit RGB or BGRA rows, top to bottom, `rowStride` bytes apart.
 ///
@@ -25,9 +24,9 @@ public struct FramePixels: Sendable {
     ///
     /// - Throws: `PreprocessError` naming `width`, `height`, `rowStride` or `bytes`.
     public init(width: Int, height: Int, rowStride: Int, format: PixelFormat, bytes: [UInt8]) throws(PreprocessError) {
-        guard (1...ImageFile.maxSide).contains(width) else { throw .invalidSize(field: "width", value: width) }
-        guard (1...ImageFile.maxSide).contains(height) else { throw .invalidSize(field: "height", value: height) }
-        guard width * height <= ImageFile.maxPixels else { throw .invalidSize(field: "width × height", value: width * height) }
+        guard (1...RGBImage.maxSide).contains(width) else { throw .invalidSize(field: "width", value: width) }
+        guard (1...RGBImage.maxSide).contains(height) else { throw .invalidSize(field: "height", value: height) }
+        guard width * height <= RGBImage.maxPixels else { throw .invalidSize(field: "width × height", value: width * height) }
         let row = width * format.bytesPerPixel
         guard rowStride >= row else { throw .rowStrideTooSmall(rowStride: rowStride, needed: row) }
         let needed = (height - 1) * rowStride + row

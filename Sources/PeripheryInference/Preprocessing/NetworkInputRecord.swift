@@ -1,7 +1,6 @@
 import Foundation
 import PeripheryCore
 import PeripheryGeometry
-import PeripheryIO
 
 /// The network's view of one dataset frame, as the trainer reads it: what `PerceptionEngine` feeds
 /// the detector for this frame, computed by the same crop, Lanczos resize, letterbox and LUT code.

@@ -1,9 +1,9 @@
-import PeripheryIO
+import PeripheryCore
 
 /// Why a frame's pixel description is unusable; each case names the `FramePixels` field at fault.
 public enum PreprocessError: Error, Equatable, CustomStringConvertible {
-    /// `width` or `height` is not in `1 ... ImageFile.maxSide`, or the frame exceeds
-    /// `ImageFile.maxPixels`.
+    /// `width` or `height` is not in `1 ... RGBImage.maxSide`, or the frame exceeds
+    /// `RGBImage.maxPixels`.
     case invalidSize(field: String, value: Int)
     /// `rowStride` is shorter than one row of pixels, `width · bytesPerPixel`.
     case rowStrideTooSmall(rowStride: Int, needed: Int)
@@ -13,7 +13,7 @@ public enum PreprocessError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidSize(let field, let value):
-            "frame \(field) \(value) is outside 1 ... \(ImageFile.maxSide) (at most \(ImageFile.maxPixels) pixels)"
+            "frame \(field) \(value) is outside 1 ... \(RGBImage.maxSide) (at most \(RGBImage.maxPixels) pixels)"
         case .rowStrideTooSmall(let rowStride, let needed): "frame rowStride \(rowStride) is below one row, \(needed) bytes"
         case .bufferTooSmall(let count, let needed): "frame bytes hold \(count) bytes, the size and rowStride need \(needed)"
         }

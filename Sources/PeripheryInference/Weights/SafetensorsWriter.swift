@@ -1,5 +1,5 @@
 import Foundation
-import PeripheryIO
+import PeripheryCore
 
 /// Writes float32, int8 and uint8 tensors in the safetensors format (header padded to 8 bytes,
 /// tensors in the given order, tiling the data buffer).

@@ -16,6 +16,10 @@ public struct WeightsProvenance: Sendable, Hashable {
     /// One line on where the weights came from (`provenance`), nil when the file does not say.
     public var origin: String?
 
+    /// What every picture drawn from these weights' boxes must say: a warning for untrained
+    /// weights, whose boxes mean nothing; nil for the others.
+    public var caption: String? { training == .untrained ? "UNTRAINED TEST WEIGHTS - boxes are not real vehicles" : nil }
+
     /// Reads the provenance from a weights file's `__metadata__`.
     public init(metadata: [String: String]) {
         if metadata["trained"] == "false" {

@@ -1,13 +1,14 @@
 import Foundation
 import PeripheryCore
 import PeripheryIO
+import PeripheryRun
 
 /// Encodes frames for viewers on a thread of its own, so that the engine only hands a frame over.
 /// One frame waits at most: a newer one replaces it (the newest wins, as everywhere in a live run).
 final class ViewPublisher: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
-    private var waiting: FoxgloveFrame?
+    private var waiting: (frame: ProcessedFrame, egoPath: [SIMD3<Double>])?
     private var stopping = false
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
@@ -25,11 +26,11 @@ final class ViewPublisher: @unchecked Sendable {
         thread.start()
     }
 
-    /// Hands `frame` over, replacing one still waiting.
-    func offer(_ frame: FoxgloveFrame) {
+    /// Hands `frame` and the ego path at it over, replacing a frame still waiting.
+    func offer(_ frame: ProcessedFrame, egoPath: [SIMD3<Double>]) {
         condition.lock()
         defer { condition.unlock() }
-        waiting = frame
+        waiting = (frame, egoPath)
         condition.signal()
     }
 
@@ -52,14 +53,16 @@ final class ViewPublisher: @unchecked Sendable {
                 done.signal()
                 return
             }
-            let frame = waiting
+            let next = waiting
             waiting = nil
             condition.unlock()
-            guard let frame else { continue }
+            guard let (frame, egoPath) = next else { continue }
             do {
                 // Encoding is heavy work outside the engine's pools: it borrows a core meanwhile, so
                 // that the pools do not outnumber the cores (CoreBudget).
-                let messages = try CoreBudget.process.borrow { try encoder.messages(for: frame, name: "live view frame \(frame.index)") }
+                let messages = try CoreBudget.process.borrow {
+                    try encoder.messages(for: frame, egoPath: egoPath, name: "live view frame \(frame.index)")
+                }
                 deliver(messages)
             } catch {
                 onError("live view: frame \(frame.index) not sent: \(error)")

@@ -11,6 +11,7 @@ import PeripheryIO
 /// DIR/labels/000000.json        {"vehicles": [{"class", "label", "x", "y", "z", "length", "width",
 ///                                 "height", "yaw", "visible_pixels", "view_pixels", "view_truncation",
 ///                                 "in_view", "occlusion", "truncation"}]}
+/// DIR/synth.json                {"command": "periphery synth …"}, the command that made it (no --out)
 /// ```
 /// Labels list the vehicles visible in the frame, in the vehicle frame (z is the box centre).
 /// `view_pixels` counts the visible pixels inside the focal-matched crop, the part of the frame the
@@ -44,6 +45,15 @@ public struct SyntheticDataset: Sendable {
             throw .unreadable(path: folder, reason: "not a readable directory")
         }
         return names.compactMap { $0.hasSuffix(".png") ? Int($0.dropLast(4)) : nil }.sorted()
+    }
+
+    /// Records the command that made the dataset in `DIR/synth.json` (`{"command": "periphery synth …"}`),
+    /// so that weights trained or calibrated on it can name their data by how to make it again, not by
+    /// the folder it lay in on one machine.
+    public func writeCommand(_ command: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let data = try JSONSerialization.data(withJSONObject: ["command": command], options: [.sortedKeys, .withoutEscapingSlashes])
+        try AtomicFile.write(data, to: path + "/synth.json")
     }
 
     /// Writes one frame, its calibration and its visible labels (with `ids`, one per label, as

@@ -110,6 +110,13 @@ def _cpu_name():
     return "unknown"
 
 
+# The README's example camera: any valid calibration serves a dry run, which decodes nothing.
+_BENCH_CALIBRATION = {
+    "intrinsics": {"fx": 910, "fy": 910, "cx": 582, "cy": 437, "width": 1164, "height": 874},
+    "mount": {"pitch_deg": -3.659, "roll_deg": 0, "yaw_deg": 0, "height_m": 1.2, "forward_of_origin_m": 1.65},
+}
+
+
 def _bench(args):
     """Dry-runs N tiny inputs (empty files in a manifest) and prints what dispatch costs."""
     work = os.path.abspath(args.out) if args.out else tempfile.mkdtemp(prefix="periphery-fleet-bench-")
@@ -117,6 +124,9 @@ def _bench(args):
         folder = os.path.join(work, "inputs")
         os.makedirs(folder, exist_ok=True)
         manifest = os.path.join(work, "inputs.jsonl")
+        # A video needs a calibration (the input check asks the library): one beside them all.
+        with open(os.path.join(folder, "calibration.json"), "w") as file:
+            json.dump(_BENCH_CALIBRATION, file)
         with open(manifest, "w") as file:
             for i in range(args.inputs):
                 path = os.path.join(folder, f"{i:06d}.mp4")

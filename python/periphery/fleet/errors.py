@@ -8,7 +8,8 @@ class FleetError(Exception):
 class InputError(FleetError):
     """An input on the command line or in a manifest cannot be used; names the file."""
 
-    def __init__(self, path, reason):
-        super().__init__(f"{path}: {reason}")
+    def __init__(self, path, reason, named=False):
+        """`named`: `reason` already starts with the file's name (the library's messages do)."""
+        super().__init__(reason if named else f"{path}: {reason}")
         self.path = str(path)
         self.reason = reason

@@ -18,10 +18,9 @@ import os
 import re
 from dataclasses import dataclass
 
-from .errors import InputError
+from .. import LibraryError, PeripheryError, check_input
+from .errors import FleetError, InputError
 
-# The picture extensions of a drive's frames (the CLI's ImageFile.pictureExtensions).
-PICTURE_EXTENSIONS = (".png", ".jpg", ".jpeg")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -32,7 +31,7 @@ class FleetInput:
 
     id: the output folder's name under DIR; path: the absolute path of the video or drive;
     kind: "video" or "drive"; calibration: an absolute path or None (then `periphery run` takes
-    calibration.json in the drive or beside the video); size: bytes (of the frames, for a drive),
+    the one in the drive or beside the video); size: bytes (of the frames, for a drive),
     used to start the largest inputs first.
     """
 
@@ -54,39 +53,26 @@ def input_id(path, name=None):
     return f"{safe[:80]}-{digest}"
 
 
-def _drive_frames(path):
-    """The frame files of a drive directory (at its top level, or in images/), or []."""
-    for folder in (path, os.path.join(path, "images")):
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        frames = [n for n in names if n.lower().endswith(PICTURE_EXTENSIONS)]
-        if frames:
-            return [os.path.join(folder, n) for n in frames]
-    return []
-
-
 def _classify(path, calibration, given_id=None, origin=None):
-    """A FleetInput for one existing path, or InputError naming it."""
-    where = origin or path
-    if os.path.isdir(path):
-        frames = _drive_frames(path)
-        if not frames:
-            raise InputError(where, "a directory without PNG/JPEG frames (at its top level or in images/) is not a "
-                                    "drive; to run the videos in a folder, give a glob such as DIR/*.mp4")
-        size, kind = sum(os.path.getsize(f) for f in frames), "drive"
-    elif os.path.isfile(path):
-        size, kind = os.path.getsize(path), "video"
-    else:
-        raise InputError(where, "no such file or directory")
+    """A FleetInput for one path, checked by the library as `periphery run` would open it
+    (`periphery.check_input`: what it is, that it exists, that a drive has frames, that a video has
+    a calibration), or InputError with the library's message."""
     if calibration is not None:
-        if not os.path.isfile(calibration):
-            raise InputError(calibration, f"calibration of {path}: no such file")
         calibration = os.path.abspath(calibration)
+    try:
+        info = check_input(path, calibration=calibration)
+    except LibraryError as error:  # not a fault of the input
+        raise FleetError(f"the input check needs libperiphery: {error}") from None
+    except PeripheryError as error:
+        hint = "; to run the videos in a folder, give a glob such as DIR/*.mp4" if os.path.isdir(path) else ""
+        if origin is None:
+            raise InputError(path, error.message + hint, named=True) from None
+        raise InputError(origin, error.message + hint) from None
+    if info.kind not in ("drive", "video"):
+        raise InputError(origin or path, f"{info.kind}: a fleet runs drives and video files")
     absolute = os.path.abspath(path)
     ident = input_id(absolute) if given_id is None else (_UNSAFE.sub("_", str(given_id)).lstrip(".") or "input")
-    return FleetInput(id=ident, path=absolute, kind=kind, calibration=calibration, size=size)
+    return FleetInput(id=ident, path=absolute, kind=info.kind, calibration=calibration, size=info.size_bytes)
 
 
 def _expand_one(arg, calibration, given_id=None, origin=None):

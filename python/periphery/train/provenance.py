@@ -31,7 +31,8 @@ def provenance_sentence(args, layouts: List[str]) -> str:
 
 def trainer_settings(args, world: World, augmentation: Augmentation) -> str:
     return json.dumps({k: v for k, v in sorted(vars(args).items()) if k in RECIPE_SETTINGS}
-                      | {"init_from": str(args.init_from)}
+                      # The file's name, not this machine's path to it.
+                      | {"init_from": args.init_from.name if args.init_from else None}
                       | ({"world_size": world.size, "global_batch": args.batch * world.size} if world.distributed else {})
                       | ({"flip": args.flip} if args.flip else {})
                       | ({"zoom": args.zoom, "zoom_extent": args.zoom_extent} if args.zoom else {})
@@ -54,11 +55,17 @@ def export_metadata(args, model: ref.Safety40, frames: int, iterations: int, ima
 
 
 def dataset_name(directory: Path) -> str:
-    """A dataset as the metadata names it: the directory's own name, not the machine's path to it.
-    `periphery synth` records no command of its own in what it writes (the seed and options of
-    independent frames appear nowhere), so the trainer cannot name the command that made a
-    directory; the shipped weights name theirs by hand (Weights/README.md)."""
-    return directory.resolve().name
+    """A dataset as the metadata names it: the `periphery synth` command that made it, which the
+    command records in DIR/synth.json, or else the directory's own name (never the machine's path)."""
+    try:
+        command = json.loads((directory / "synth.json").read_text())["command"]
+    except FileNotFoundError:
+        return directory.resolve().name
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"{directory / 'synth.json'}: not a synth record ({error})") from error
+    if not isinstance(command, str):
+        raise SystemExit(f"{directory / 'synth.json'}: 'command' is not a string")
+    return command
 
 
 def score_calibration_entry(shifts: List[float], threshold_before: float, table: Dict[str, float],

@@ -3,6 +3,7 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 import PeripheryIO
+import PeripheryInference
 
 /// `PerceptionEngine` over any frame source into any set of outputs: what `periphery run` does
 /// with a drive, a video, raw frames, a camera or a stream.

@@ -6,6 +6,7 @@ import Testing
 
 @testable import PeripheryIO
 @testable import PeripheryInference
+@testable import PeripheryRun
 
 /// The session's rules over a scripted source: every frame accounted for, damaged frames skipped
 /// (or kept and marked), stops after the frame in flight, and every output finished exactly once

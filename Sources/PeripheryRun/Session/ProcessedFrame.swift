@@ -1,5 +1,6 @@
 import PeripheryCore
 import PeripheryIO
+import PeripheryInference
 
 /// One processed frame, as a session hands it to its outputs.
 public struct ProcessedFrame: Sendable {
@@ -15,17 +16,4 @@ public struct ProcessedFrame: Sendable {
     public var live: ReplaySidecar.LiveFields
     /// The run's counts at this frame, for live viewers.
     public var progress: RunProgress
-}
-
-/// Where a `PerceptionSession` puts its results: the replay sidecar, an MCAP, a video, pictures,
-/// a live view.
-///
-/// A session calls `write` once per processed frame and `finish` exactly once, however the run
-/// ends (the end of the input, a stop, a failure), so that what was written before stays a
-/// complete file.
-public protocol PerceptionOutput: AnyObject {
-    /// Records one processed frame.
-    func write(_ processed: ProcessedFrame) throws
-    /// Completes the output with the run's summary.
-    func finish(_ summary: RunSummary) throws
 }

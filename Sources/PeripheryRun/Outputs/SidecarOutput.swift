@@ -1,4 +1,3 @@
-import PeripheryCore
 import PeripheryIO
 
 /// The replay sidecar as a session output: one line per frame, the summary last.
@@ -11,10 +10,7 @@ public final class SidecarOutput: PerceptionOutput {
     }
 
     public func write(_ processed: ProcessedFrame) throws {
-        let result = processed.result
-        try sidecar.append(
-            pts: processed.frame.timestamp, ego: processed.ego ?? EgoDelta(dt: 0, valid: false), detections: result.detections,
-            tracks: result.tracks, calibration: result.calibration, timings: result.timings.sidecarMilliseconds, live: processed.live)
+        try sidecar.append(processed)
     }
 
     public func finish(_ summary: RunSummary) throws {

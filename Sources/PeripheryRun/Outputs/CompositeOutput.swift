@@ -1,6 +1,7 @@
 import Foundation
 import PeripheryCore
 import PeripheryIO
+import PeripheryInference
 import PeripheryRendering
 
 /// The camera with its overlay beside the 2.5D bird's-eye view, per processed frame: as numbered
@@ -25,7 +26,7 @@ public final class CompositeOutput: PerceptionOutput {
     static let pictureHeight = 540
 
     /// Composites into `pictures` and/or `video` (nominal `fps`), `caption` across the bottom of each
-    /// (the untrained-weights warning).
+    /// (the weights' `WeightsProvenance.caption`: the untrained-weights warning).
     public init(pictures: String? = nil, video: String? = nil, fps: Double, caption: String? = nil) {
         self.pictures = pictures
         videoPath = video

@@ -1,16 +1,15 @@
 import Foundation
-import PeripheryTestSupport
 
 /// Clips made by the system's `ffmpeg` for the video tests, and what `ffmpeg`/`ffprobe` read from
 /// them: the independent reference the reader is held to.
-enum VideoTestClips {
-    struct ToolError: Error, CustomStringConvertible {
-        var description: String
+package enum VideoTestClips {
+    package struct ToolError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Runs `tool` with `arguments`; its standard output.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
+    package static func run(_ tool: String, _ arguments: [String]) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
         process.arguments = arguments
@@ -29,7 +28,7 @@ enum VideoTestClips {
 
     /// A clip of FFmpeg's test pattern: `frames` frames of `size` at `rate`, encoded by `codec`
     /// (with `extra` encoder options) into `path`.
-    static func make(_ path: String, size: String = "96x64", rate: Int = 10, frames: Int = 12, codec: [String], extra: [String] = []) throws {
+    package static func make(_ path: String, size: String = "96x64", rate: Int = 10, frames: Int = 12, codec: [String], extra: [String] = []) throws {
         try run(
             "ffmpeg",
             ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate)", "-frames:v", "\(frames)"]
@@ -37,7 +36,7 @@ enum VideoTestClips {
     }
 
     /// The presentation times of every frame, as `ffprobe` reports them.
-    static func frameTimes(_ path: String) throws -> [Double] {
+    package static func frameTimes(_ path: String) throws -> [Double] {
         let text = String(
             decoding: try run(
                 "ffprobe",
@@ -49,7 +48,7 @@ enum VideoTestClips {
     }
 
     /// Every frame as rgb24, decoded by `ffmpeg` itself with the reader's conversion flags.
-    static func rgbFrames(_ path: String) throws -> [UInt8] {
+    package static func rgbFrames(_ path: String) throws -> [UInt8] {
         Array(
             try run(
                 "ffmpeg",
