@@ -133,7 +133,7 @@ step "run on the test drive, FP32 and INT8, against x86-64" inside "
             .build/arm-drive-\$precision/replay-safety40-v1.jsonl --label \"run \$precision\"
     done"
 step "make venv (pytest), make wheel" inside "make venv wheel DEB_PACKAGES="
-# The binding's own tests from the wheel, less four: under qemu an FP32 frame takes about a minute, so
+# The binding's own tests from the wheel, less eight of their twenty: under qemu an FP32 frame takes about a minute, so
 # the twenty-frame comparison and the drive and video sources (CLI and binding over 12 frames each,
 # several times) would take hours, and the two thread tests time wall clocks, which emulation distorts.
 # The same engine's frames are compared with x86-64's above (detect at three CPUs, run on the drive).
