@@ -7,7 +7,8 @@ processes that are always stopped, and the synthetic clips and scripted drives s
 
 Options (or environment): --periphery BIN ($PERIPHERY; default .build/release/periphery), --build-dir
 DIR (the folder of libPeripheryC.so; default the CLI's), --asan-build-dir DIR (an AddressSanitizer
-build of libPeripheryC.so: `make test-asan`), --wheel-dir DIR (the built wheel; default dist).
+build of libPeripheryC.so: `make test-asan`), --wheel-dir DIR (the built wheel; default dist),
+--binding-k EXPR (which of the binding's own tests the wheel test runs; default all).
 Markers: `wheel` (needs `make wheel`: run by `make test-python`), `tools` (needs `make venv-tools`
 and Chromium: run by `make test-tools`); `make test` deselects both.
 """
@@ -30,6 +31,9 @@ def pytest_addoption(parser):
     group.addoption("--build-dir", default=None, help="the folder of libPeripheryC.so (default: the CLI's folder)")
     group.addoption("--asan-build-dir", default=None, help="an AddressSanitizer build's folder of libPeripheryC.so")
     group.addoption("--wheel-dir", default=str(ROOT / "dist"), help="the folder of the built wheel (default: dist)")
+    group.addoption("--binding-k", default=None,
+                    help="a pytest -k expression for the binding's own tests run from the wheel (default: all of them); "
+                         "make test-arm64 leaves out the slow and the timing ones under emulation")
 
 
 def pytest_configure(config):

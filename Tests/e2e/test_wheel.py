@@ -109,9 +109,11 @@ def test_wheel_libraries_resolve_and_none_into_the_toolchain(periphery, venv):
         assert not bad, f"{library} resolves into {runtime} or not at all: {bad}"
 
 
-def test_wheel_binding_tests_pass(periphery, venv):
+def test_wheel_binding_tests_pass(periphery, venv, request):
+    selection = request.config.getoption("--binding-k")
     done = subprocess.run([venv / "bin/python", "-m", "pytest", "-p", "no:cacheprovider", "-v", "-rs",
-                           "python/tests/test_binding.py", "python/tests/test_binding_sources.py"],
+                           "python/tests/test_binding.py", "python/tests/test_binding_sources.py"]
+                          + (["-k", selection] if selection else []),
                           cwd=ROOT, env=CLEAN_ENV | {"PERIPHERY": str(periphery)}, capture_output=True, text=True, timeout=1800)
     sys.stdout.write(done.stdout[-20000:])
     assert done.returncode == 0, f"the binding's tests failed in the wheel's venv:\n{done.stdout[-8000:]}\n{done.stderr[-2000:]}"
