@@ -3,9 +3,11 @@ extension SafetyEventDetector {
     /// `confirmationFrames` consecutive frames, which then stays inside the corridor within
     /// `maximumRangeMetres` for `confirmationFrames` consecutive frames, cuts in at the last of
     /// them if the ego is at least `minimumEgoSpeed` fast. One that enters the corridor beyond the
-    /// range (or was never seen outside, like a vehicle always in the lane) does not. The cut-in
-    /// ends `durationSeconds` after its start, or earlier when the track leaves the corridor or is
-    /// lost.
+    /// range (or was never seen outside, like a vehicle always in the lane) does not. A new track
+    /// of a vehicle seen under an older id carries on that id's corridor history (`adoptHistory`).
+    /// The cut-in ends `durationSeconds` after its start, or earlier when the track leaves the
+    /// corridor or is lost. A frame in which the tracker coasts the track is no evidence either
+    /// way: it counts neither outside nor inside, and does not end a cut-in.
     mutating func updateCutIns(at t: Double, ego: EgoMotion?, figures: [Int: TrackFigures]) -> [SafetyEventReport] {
         let rule = configuration.cutIn
         let fastEnough = (ego?.speed).map { $0 >= rule.minimumEgoSpeed } ?? false
@@ -19,7 +21,9 @@ extension SafetyEventDetector {
         var kept: [Int: LateralHistory] = [:]
         for (track, current) in figures {
             var history = lateral[track] ?? LateralHistory()
-            if abs(current.lateralOffset) > outsideBeyond {
+            if !current.measured {
+                // Coasted: the history stands as it was.
+            } else if abs(current.lateralOffset) > outsideBeyond {
                 history.outsideFrames += 1
                 history.entry = nil
                 if history.outsideFrames >= rule.confirmationFrames { history.seenOutside = true }
@@ -37,7 +41,7 @@ extension SafetyEventDetector {
             }
 
             if var event = cutIns[track] {
-                if !current.inCorridor || t - event.start >= rule.durationSeconds - Self.timeTolerance {
+                if (current.measured && !current.inCorridor) || t - event.start >= rule.durationSeconds - Self.timeTolerance {
                     cutIns[track] = nil
                     reports.append(end(event, at: t, figures: current))
                 } else {
@@ -45,7 +49,7 @@ extension SafetyEventDetector {
                     cutIns[track] = event
                     reports.append(event.report(.update, figures: current))
                 }
-            } else if history.seenOutside, let entry = history.entry, entry.frames >= rule.confirmationFrames {
+            } else if current.measured, history.seenOutside, let entry = history.entry, entry.frames >= rule.confirmationFrames {
                 // Decided at this frame either way: an entry while the ego is too slow does not cut in later.
                 history.seenOutside = false
                 if fastEnough {

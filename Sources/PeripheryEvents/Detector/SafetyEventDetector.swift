@@ -21,6 +21,8 @@ public struct SafetyEventDetector: Sendable {
     var lostHistories: [Int: RangeHistory] = [:]
     /// Per track: where it has been relative to the corridor.
     var lateral: [Int: LateralHistory] = [:]
+    /// The corridor histories of the tracks in `lostHistories`, by their old id.
+    var lostLateral: [Int: LateralHistory] = [:]
     var forwardCollision: OpenEvent?
     var forwardCollisionCandidate: EventCandidate?
     /// When the last forward-collision warning ended, for the refractory period.
@@ -124,27 +126,44 @@ public struct SafetyEventDetector: Sendable {
     ///
     /// Only a range the detector measured at this frame enters a history: a track the tracker
     /// coasts (`observed` false) is at its predicted place, which would feed the tracker's own
-    /// velocity back as a closing speed. The history of a track no longer reported is kept for
-    /// `continuitySeconds`, for a new track of the same vehicle to take on (`adoptLostHistory`).
+    /// velocity back as a closing speed. A new track takes on the history of the same vehicle under
+    /// an older id (`adoptHistory`), with where it has been relative to the corridor.
     private mutating func measure(_ tracks: [TrackedVehicle], at t: Double, ego: EgoMotion?, path: PredictedPath) -> [Int: TrackFigures] {
         let c = configuration
-        var figures: [Int: TrackFigures] = [:]
-        var kept: [Int: RangeHistory] = [:]
         let reported = Set(tracks.map(\.id))
-        for (id, history) in histories where !reported.contains(id) { lostHistories[id] = history }
+        for (id, history) in histories where !reported.contains(id) {
+            lostHistories[id] = history
+            lostLateral[id] = lateral.removeValue(forKey: id)
+        }
         lostHistories = lostHistories.filter { _, history in
             history.samples.last.map { t - $0.x <= c.continuitySeconds + Self.timeTolerance } ?? false
         }
+        lostLateral = lostLateral.filter { lostHistories[$0.key] != nil }
+
+        var offsets: [Int: (range: Double, lateral: Double)] = [:]
         for track in tracks {
             let range = track.box.bumperRange(egoFront: c.egoFrontMetres)
             let offset = path.lateralOffset(x: track.box.x, y: track.box.y)
-            guard range.isFinite, offset.isFinite else { continue }
+            if range.isFinite, offset.isFinite { offsets[track.id] = (range, offset) }
+        }
+        // New tracks first, so that a coasted track that gives its history away starts afresh.
+        let coasted = Set(tracks.filter { !$0.observed }.map(\.id))
+        for track in tracks where histories[track.id] == nil && lostHistories[track.id] == nil && track.observed {
+            guard let place = offsets[track.id] else { continue }
+            adoptHistory(for: track.id, range: place.range, lateralOffset: place.lateral, at: t, coasted: coasted)
+        }
+
+        var figures: [Int: TrackFigures] = [:]
+        var kept: [Int: RangeHistory] = [:]
+        for track in tracks {
+            guard let (range, offset) = offsets[track.id] else { continue }
             // A track back under its own id after frames unreported keeps its own history.
-            var history =
-                histories[track.id] ?? lostHistories.removeValue(forKey: track.id) ?? adoptLostHistory(range: range, lateralOffset: offset, at: t)
-                ?? RangeHistory()
-            if track.observed { history.append(t: t, range: range, window: c.kinematicsWindowSeconds) }
-            history.lateralOffset = offset
+            var history = histories[track.id] ?? lostHistories.removeValue(forKey: track.id) ?? RangeHistory()
+            if lateral[track.id] == nil, let corridor = lostLateral.removeValue(forKey: track.id) { lateral[track.id] = corridor }
+            if track.observed {
+                history.append(t: t, range: range, window: c.kinematicsWindowSeconds)
+                history.lateralOffset = offset
+            }
             kept[track.id] = history
             let closing = history.closing(configuration: c)
             let inCorridor = abs(offset) <= c.corridorWidthMetres / 2
@@ -160,21 +179,30 @@ public struct SafetyEventDetector: Sendable {
         return figures
     }
 
-    /// The lost history that a new track at `range` and `lateralOffset` continues, taken out of the
-    /// lost ones: the one whose predicted range is nearest, within the continuity gates.
-    private mutating func adoptLostHistory(range: Double, lateralOffset: Double, at t: Double) -> RangeHistory? {
+    /// Hands `track`, new at this frame at `range` and `lateralOffset`, the history of the same
+    /// vehicle under an older id: a lost track's, or that of a track the tracker coasts at this
+    /// frame (the detector sees the vehicle away from where the tracker predicts it, and a new
+    /// track starts there). Of those within the continuity gates of the range their history
+    /// predicts and of their last measured lateral offset, the nearest in range; its range history
+    /// and its corridor history (for the cut-in rule) move to `track`, and a coasted one starts afresh.
+    private mutating func adoptHistory(for track: Int, range: Double, lateralOffset: Double, at t: Double, coasted: Set<Int>) {
         let c = configuration
         let gate = max(c.continuityRangeMetres, c.continuityRangeFraction * range)
         var best: (id: Int, miss: Double)?
-        for (id, history) in lostHistories {
-            guard let predicted = history.predictedRange(at: t, configuration: c), let offset = history.lateralOffset,
+        let donors = lostHistories.merging(histories.filter { coasted.contains($0.key) }) { lost, _ in lost }
+        for (id, history) in donors {
+            guard let last = history.samples.last, t - last.x <= c.continuitySeconds + Self.timeTolerance,
+                let predicted = history.predictedRange(at: t, configuration: c), let offset = history.lateralOffset,
                 abs(offset - lateralOffset) <= c.continuityLateralMetres
             else { continue }
             let miss = abs(range - predicted)
             if miss <= gate, best.map({ (miss, id) < ($0.miss, $0.id) }) ?? true { best = (id, miss) }
         }
-        guard let best else { return nil }
-        return lostHistories.removeValue(forKey: best.id)
+        guard let best else { return }
+        histories[track] = lostHistories.removeValue(forKey: best.id) ?? histories.removeValue(forKey: best.id)
+        var corridor = lostLateral.removeValue(forKey: best.id) ?? lateral.removeValue(forKey: best.id)
+        corridor?.entry?.track = track
+        lateral[track] = corridor
     }
 
     /// Ends every open event at `t`: with the figures of the last frame that saw each vehicle, or
@@ -205,6 +233,7 @@ public struct SafetyEventDetector: Sendable {
         histories.removeAll()
         lostHistories.removeAll()
         lateral.removeAll()
+        lostLateral.removeAll()
         forwardCollisionCandidate = nil
         closeFollowingCandidate = nil
         worstTimeToCollision.interrupt()
