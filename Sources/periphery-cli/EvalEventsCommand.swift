@@ -8,7 +8,7 @@ enum EvalEventsCommand: Command {
     static let summary = "Evaluate the safety events on scripted drives (NHTSA's warning tests, false warnings, TTC error)."
     static let help = """
         USAGE: periphery eval-events --data DIR [DIR ...] [--precision fp32|int8] [--weights W] [--json OUT.json]
-                                     [--frames OUT.jsonl] [--events FILE]
+                                     [--frames OUT.jsonl] [--events FILE] [--body-pitch]
 
         Runs each drive written by `periphery synth --sequence --scenario` as `periphery run DIR` does (its
         frames, camera and motion.csv; a fresh engine per drive) and compares the safety events with its
@@ -25,6 +25,7 @@ enum EvalEventsCommand: Command {
           --frames OUT.jsonl     write one JSON line per frame: our in-path lead beside the true one
                                  ("lead", "true_lead", "is_true_lead") and the forward-collision reports
           --events FILE          safety-event settings to evaluate, as `periphery run --events` takes them
+          --body-pitch           follow the body's pitch from motion.csv, as `periphery run --body-pitch`
           --weights W            weights file (default: Weights/safety40-synthetic.safetensors)
           --threads T            worker threads (default: all cores)
         \(Defaults.precisionHelp)
@@ -32,7 +33,8 @@ enum EvalEventsCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, options: ["data", "json", "frames", "events", "weights", "threads", "precision", "int8-kernel"], flags: [])
+        let args = try Arguments(
+            arguments, options: ["data", "json", "frames", "events", "weights", "threads", "precision", "int8-kernel"], flags: ["body-pitch"])
         let directories = [try args.required("data")] + args.positional
         // Every truth first, so that a bad drive fails before any is run.
         let truths = try directories.map { try ScenarioTruth(driveDirectory: $0) }
@@ -47,7 +49,9 @@ enum EvalEventsCommand: Command {
             // A fresh engine per drive, as each `periphery run` has.
             let engine = try PerceptionEngine(weights: weights, threads: threads, precision: precision, int8Kernel: kernel)
             try engine.configureEvents(events)
-            let input = try FrameInput(directory)
+            var options = FrameInput.Options()
+            options.bodyPitch = args.flag("body-pitch")
+            let input = try FrameInput(directory, options: options)
             var opened = try input.open(for: engine, stop: stop, report: { printError("warning: \($0)") })
             let collector = ObservationCollector()
             try PerceptionSession(engine: engine, setup: input.setup, outputs: [collector], stop: stop).run(&opened.source)

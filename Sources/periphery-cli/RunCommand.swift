@@ -46,6 +46,8 @@ enum RunCommand: Command {
           --keep-corrupt         process damaged frames (marked in their line) instead of skipping them
           --gpsd [HOST:PORT]     ego motion from a running gpsd (default 127.0.0.1:2947)
           --auto-pitch           estimate the mount pitch from the drive's motion while running
+          --body-pitch           follow the body's pitch over bumps, frame by frame, from motion.csv's gyro
+                                 and gravity (the LUT moves with the camera)
           --events FILE          safety-event settings, a JSON object of the fields to change
                                  ({"forwardCollision": {"timeToCollisionSeconds": 2.5}}; docs/guides/events.md)
           --fps F                frame rate for --stdin-raw, or for drives without frames.csv (default 10)
@@ -65,7 +67,7 @@ enum RunCommand: Command {
                 "start", "duration", "every", "video-size", "framerate", "input-format", "rtsp-transport", "timeout",
                 "reconnect-timeout", "gpsd", "serve", "token", "view-fps", "events",
             ],
-            flags: ["render", "auto-pitch", "progress", "realtime", "listen", "keep-corrupt"])
+            flags: ["render", "auto-pitch", "body-pitch", "progress", "realtime", "listen", "keep-corrupt"])
         let sources = RunSources(args: args)
         let input = try sources.input()
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))

@@ -13,6 +13,7 @@ struct RunSources {
         if let path = args.value("calibration") { options.calibration = .file(path) }
         options.realtime = args.flag("realtime")
         options.autoPitch = args.flag("auto-pitch")
+        options.bodyPitch = args.flag("body-pitch")
         options.fps = try args.number("fps", default: 10, in: 0.1...1000)
         options.start = try args.number("start", default: 0, in: 0...1e7)
         options.duration = try args.value("duration").map { _ in try args.number("duration", default: 0, in: 1e-3...1e7) }

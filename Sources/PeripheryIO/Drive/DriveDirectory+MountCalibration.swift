@@ -23,9 +23,20 @@ extension DriveDirectory {
         return calibrator
     }
 
-    /// What the calibrator is fed with the frame at `t`: the speed then and the gyro readings of the
-    /// second before it (it ignores readings it has already seen, so every reading counts once).
+    /// What the calibrator and the body-pitch filter are fed with the frame at `t`: the speed then
+    /// and the gyro and gravity readings of the second before it (both ignore readings they have
+    /// already seen, so every reading counts once).
     func mountMotion(at t: Double) -> MotionSample {
-        MotionSample(speed: speed(at: t), gyro: Array(gyro(from: t - 1, to: t)))
+        MotionSample(speed: speed(at: t), gyro: Array(gyro(from: t - 1, to: t)), gravity: gravity(from: t - 1, to: t))
+    }
+
+    /// Gravity readings with `from ≤ t ≤ to`.
+    func gravity(from start: Double, to end: Double) -> [GravitySample] {
+        var low = 0, high = gravity.count
+        while low < high {
+            let mid = (low + high) / 2
+            if gravity[mid].t < start { low = mid + 1 } else { high = mid }
+        }
+        return gravity[low...].prefix { $0.t <= end }.map { GravitySample(t: $0.t, g: $0.g) }
     }
 }

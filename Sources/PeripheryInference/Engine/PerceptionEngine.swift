@@ -112,6 +112,16 @@ public final class PerceptionEngine {
     /// but never applied here. Frames of other intrinsics than the calibrator's are not fed.
     public var mountCalibrator: MountCalibrator?
 
+    /// Whether the camera's pitch follows the body's, frame by frame, from the gyro and gravity of
+    /// each frame's `motion` (`BodyPitchFilter`, built at the first frame with motion for that
+    /// frame's mount). Off by default, as in the reference, whose LUT moves only with the mount.
+    /// The body pitch is added to the frame's (or the mount calibrator's) pitch, and the
+    /// calibration and LUT follow through `RebuildPolicy`.
+    public var followsBodyPitch = false {
+        didSet { bodyPitch = nil }
+    }
+    private var bodyPitch: BodyPitchFilter?
+
     /// Builds an engine.
     ///
     /// `int8Kernel` forces the INT8 convolutions' instruction set (`nil`, the default: the CPU's
@@ -176,6 +186,7 @@ public final class PerceptionEngine {
     public func reset() {
         replay.reset()
         events.reset()
+        bodyPitch = nil
         // The calibration too, so that a reset engine gives what a fresh one gives (`RebuildPolicy`
         // would keep a nearly equal old calibration).
         current = nil
@@ -211,6 +222,11 @@ public final class PerceptionEngine {
             }
             if calibrator.window.isConverged, let pitch = calibrator.window.pitch { pose.pitch = pitch }
         }
+        if followsBodyPitch, let motion = frame.motion {
+            if bodyPitch == nil { bodyPitch = BodyPitchFilter(mount: frame.pose) }
+            bodyPitch?.add(motion)
+        }
+        pose.pitch += bodyPitch?.bodyPitch ?? 0
         let setup = CameraSetup(intrinsics: k, pose: pose)
         var rebuilt = false
         if current.map({ RebuildPolicy.needsRebuild(old: $0.calibration.setup, new: setup) }) ?? true {

@@ -32,6 +32,7 @@ extension FrameInput {
     ///   calibration, `.autoPitch`), `DriveError` and `VideoError` naming the file.
     public func open(for engine: PerceptionEngine, stop: StopRequest, report: @escaping @Sendable (String) -> Void) throws -> Opened {
         engine.mountCalibrator = nil
+        engine.followsBodyPitch = options.bodyPitch
         switch kind {
         case .drive:
             let drive = try DriveDirectory(path: location, fps: options.fps)

@@ -74,6 +74,9 @@ public struct FrameInput: Sendable {
         public var live = LiveSourceOptions()
         /// Estimate the mount pitch from a drive's motion while running (`periphery run --auto-pitch`).
         public var autoPitch = false
+        /// Follow the body's pitch frame by frame from the gyro and gravity of a drive's or a
+        /// video's `motion.csv` (`periphery run --body-pitch`, `PerceptionEngine.followsBodyPitch`).
+        public var bodyPitch = false
 
         /// The defaults.
         public init() {}
