@@ -7,11 +7,13 @@ import Testing
 /// kinematics that generated the ranges.
 struct ClosingKinematicsTests {
     /// The history of `range(t)` sampled at 10 frames/s for frames `0..<frames`.
-    private func history(frames: Int, window: Double = 2.0, _ range: (Double) -> Double) -> RangeHistory {
+    private func history(
+        frames: Int, configuration: SafetyEventConfiguration = EventScene.exactRanges, _ range: (Double) -> Double
+    ) -> RangeHistory {
         var history = RangeHistory()
         for k in 0..<frames {
             let t = EventScene.time(k)
-            history.append(t: t, range: range(t), window: window)
+            history.append(t: t, range: range(t), window: configuration.kinematicsWindowSeconds)
         }
         return history
     }
@@ -56,6 +58,23 @@ struct ClosingKinematicsTests {
         #expect(abs((kept.samples.first?.x ?? .nan) - 1.0) <= 1e-12)
     }
 
+    @Test func aBendWithoutClosingIsNoAcceleration() throws {
+        // R = 33 − 2·(t − 1)² over 2 s: a range that rises and falls back, as a far vehicle's does
+        // when the detector measures it now at one part, now at another. The parabola through it
+        // is exact, with a closing speed of 4 m/s at the newest sample and an acceleration of 4 m/s²
+        // whose standard error with the noise floor (σ ≈ 1.24 m) is 1.66 m/s²: 2.4 errors, past the
+        // 2 required, a time to collision of 2.9 s. But the straight line's closing speed is 0 over
+        // the symmetric window: nothing is known.
+        let configuration = SafetyEventConfiguration()
+        let bend = history(frames: 21, configuration: configuration) { 33 - 2 * ($0 - 1) * ($0 - 1) }
+        #expect(bend.closing(configuration: configuration) == nil)
+        // The same bend on a lead closing at 5 m/s (the line's speed, 14 errors from zero) is
+        // known, with the parabola's figures: 9 m/s and 4 m/s² (3.1 errors), tolerance 1e-9.
+        let closing = try #require(
+            history(frames: 21, configuration: configuration) { 33 - 5 * $0 - 2 * ($0 - 1) * ($0 - 1) }.closing(configuration: configuration))
+        #expect(abs(closing.speed - 9) <= 1e-9 && abs((closing.acceleration ?? .nan) - 4) <= 1e-9)
+    }
+
     @Test func accelerationIsClampedToTheMaximum() throws {
         // A closing acceleration of 20 m/s² is clamped to 10.
         let closing = try #require(history(frames: 21) { 50 - 10 * $0 * $0 }.closing(configuration: EventScene.exactRanges))
@@ -82,39 +101,39 @@ struct ClosingKinematicsTests {
         #expect(abs((noisy.closing(configuration: always)?.acceleration ?? .nan) + 0.261) <= 0.005)
     }
 
-    /// The mean of the default range noise σ(R)² = (0.25 + 0.0015·R²)² over `ranges`.
+    /// The mean of the default range noise σ(R)² = (0.2 + 0.001·R²)² over `ranges`.
     private static func noiseVariance(_ ranges: [Double]) -> Double {
-        ranges.map { (0.25 + 0.0015 * $0 * $0) * (0.25 + 0.0015 * $0 * $0) }.reduce(0, +) / Double(ranges.count)
+        ranges.map { (0.2 + 0.001 * $0 * $0) * (0.2 + 0.001 * $0 * $0) }.reduce(0, +) / Double(ranges.count)
     }
 
     @Test func aClosingSpeedNeedsHalfASecondOfHistory() throws {
         // 12 m/s from 20 m: nothing over 0.4 s (5 samples); over 0.5 s the exact line, whose
-        // standard error with the noise floor, √(σ²/Σ(t − t̄)²) = √(0.487 / 0.175) = 1.67 m/s, puts
-        // it 7 errors from zero.
+        // standard error with the noise floor, √(σ²/Σ(t − t̄)²) = √(0.248 / 0.175) = 1.19 m/s, puts
+        // it 10 errors from zero.
         let closing20 = { (t: Double) in 20 - 12 * t }
-        #expect(history(frames: 5, closing20).closing(configuration: SafetyEventConfiguration()) == nil)
-        let closing = try #require(history(frames: 6, closing20).closing(configuration: SafetyEventConfiguration()))
+        #expect(history(frames: 5, configuration: SafetyEventConfiguration(), closing20).closing(configuration: SafetyEventConfiguration()) == nil)
+        let closing = try #require(history(frames: 6, configuration: SafetyEventConfiguration(), closing20).closing(configuration: SafetyEventConfiguration()))
         #expect(abs(closing.speed - 12) <= 1e-9 && closing.acceleration == nil)
-        #expect(abs(Self.noiseVariance((0..<6).map { closing20(EventScene.time($0)) }) - 0.487) <= 0.001)
+        #expect(abs(Self.noiseVariance((0..<6).map { closing20(EventScene.time($0)) }) - 0.248) <= 0.001)
     }
 
     @Test func aSlowClosingFarAwayIsWithinTheNoise() throws {
-        // 1 m/s at 30 m over 0.5 s: σ(30 m) = 1.6 m, a speed error of √(2.49 / 0.175) = 3.77 m/s:
+        // 1 m/s at 30 m over 0.5 s: σ(30 m) = 1.1 m, a speed error of √(1.178 / 0.175) = 2.59 m/s:
         // the speed is under two errors, so unknown; exact ranges give it.
-        let slow = history(frames: 6) { 30 - $0 }
+        let slow = history(frames: 6, configuration: SafetyEventConfiguration()) { 30 - $0 }
         #expect(slow.closing(configuration: SafetyEventConfiguration()) == nil)
-        #expect(abs(Self.noiseVariance(slow.samples.map(\.y)) - 2.489) <= 0.001)
+        #expect(abs(Self.noiseVariance(slow.samples.map(\.y)) - 1.178) <= 0.001)
         #expect(abs((slow.closing(configuration: EventScene.exactRanges)?.speed ?? .nan) - 1) <= 1e-9)
     }
 
     @Test func brakingIsSeenNearButNotFarAway() throws {
-        // NHTSA's LVD braking, 2 s of it. From 30 m the acceleration's standard error with the
-        // noise floor is 1.92 m/s²: 2.94 m/s² is 1.5 errors, under the 3 required, so the line's
-        // mean closing speed (2.94 m/s at the middle time) stands. From 12 m it is 0.545 m/s²: 5.4
+        // NHTSA's LVD braking, 2 s of it. From 35 m the acceleration's standard error with the
+        // noise floor is 1.73 m/s²: 2.94 m/s² is 1.7 errors, under the 2 required, so the line's
+        // mean closing speed (2.94 m/s at the middle time) stands. From 12 m it is 0.41 m/s²: 7.2
         // errors, and the parabola gives the speed and acceleration exactly.
-        let far = try #require(history(frames: 21) { 30 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+        let far = try #require(history(frames: 21, configuration: SafetyEventConfiguration()) { 35 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
         #expect(far.acceleration == nil && abs(far.speed - 2.94) <= 1e-9)
-        let near = try #require(history(frames: 21) { 12 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+        let near = try #require(history(frames: 21, configuration: SafetyEventConfiguration()) { 12 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
         #expect(abs((near.acceleration ?? .nan) - 2.94) <= 1e-9 && abs(near.speed - 5.88) <= 1e-9)
     }
 }

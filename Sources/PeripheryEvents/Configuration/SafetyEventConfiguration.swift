@@ -22,7 +22,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     public var accelerationMinimumSpanSeconds = 1.5
     /// The fitted closing acceleration enters the time to collision only when it is at least this
     /// many standard errors away from zero (0: always).
-    public var accelerationSignificance = 3.0
+    public var accelerationSignificance = 2.0
     /// Shortest history span that gives a closing speed at all.
     public var minimumSpeedSpanSeconds = 0.5
     /// The fitted closing speed is known only when it is at least this many standard errors away
@@ -31,10 +31,10 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// The detector's range noise at range 0, metres: with `rangeNoiseGrowth`, σ(R) = a + b·R²,
     /// the floor of the noise the fits' standard errors are computed with (the residuals of a fit
     /// to a few samples of a slowly swinging error understate it).
-    public var rangeNoiseMetres = 0.25
+    public var rangeNoiseMetres = 0.2
     /// The growth of the range noise with the square of the range, per metre: an error of the
     /// camera's pitch moves a ground point at range R by about R²/h times it.
-    public var rangeNoiseGrowth = 0.0015
+    public var rangeNoiseGrowth = 0.001
     /// Closing accelerations are clamped to ± this.
     public var maximumClosingAcceleration = 10.0
     /// A track the tracker has lost hands its range history on, for this long after its last
@@ -46,7 +46,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// predicts, or within `continuityRangeFraction` of it if that is more.
     public var continuityRangeMetres = 2.0
     /// The part of the range that the continuity gate grows to: a camera's range error grows with range.
-    public var continuityRangeFraction = 0.15
+    public var continuityRangeFraction = 0.25
     /// The new track's lateral offset from the path must lie within this much of the lost track's last one.
     public var continuityLateralMetres = 1.0
     /// The forward-collision warning's rules.

@@ -26,8 +26,14 @@ struct RangeHistory: Sendable {
     }
 
     /// The closing kinematics at the newest sample, `nil` with fewer than three samples, a span
-    /// shorter than `minimumSpeedSpanSeconds`, or a closing speed that the fit cannot tell from
-    /// zero (`speedSignificance`).
+    /// shorter than `minimumSpeedSpanSeconds`, or a closing speed that the straight line fitted to
+    /// the history cannot tell from zero (`speedSignificance`).
+    ///
+    /// The acceleration comes from a parabola, once the history spans
+    /// `accelerationMinimumSpanSeconds`, and counts only when it is `accelerationSignificance`
+    /// standard errors from zero. It refines a closing the straight line has already seen and never
+    /// stands for one: a parabola through a range that wavers about a constant one (a far vehicle
+    /// measured now at one part, now at another) bends as much as one through a braking lead.
     ///
     /// The standard errors take the larger of the residuals' variance and the detector's range
     /// noise (`rangeNoiseMetres`, `rangeNoiseGrowth`) over the samples: a swinging error (the
@@ -37,17 +43,16 @@ struct RangeHistory: Sendable {
         let span = newest.x - oldest.x
         guard span > 0, span >= configuration.minimumSpeedSpanSeconds - 1e-9 else { return nil }
         let noise = noiseVariance(configuration)
+        guard let line = fitLine(noiseVariance: noise), abs(line.speed) >= configuration.speedSignificance * line.speedError else { return nil }
         if span >= configuration.accelerationMinimumSpanSeconds, samples.count >= Self.minimumAccelerationSamples,
-            let parabola = fitParabola(at: newest.x, noiseVariance: noise)
+            let parabola = fitParabola(at: newest.x, noiseVariance: noise),
+            abs(parabola.acceleration) > configuration.accelerationSignificance * parabola.accelerationError
         {
             let limit = configuration.maximumClosingAcceleration
-            if abs(parabola.acceleration) > configuration.accelerationSignificance * parabola.accelerationError {
-                return ClosingKinematics(speed: parabola.speed, acceleration: min(max(parabola.acceleration, -limit), limit))
-            }
+            return ClosingKinematics(speed: parabola.speed, acceleration: min(max(parabola.acceleration, -limit), limit))
         }
         // Without a telling acceleration the straight line is the better speed: the parabola's
         // slope at its end is several times noisier.
-        guard let line = fitLine(noiseVariance: noise), abs(line.speed) >= configuration.speedSignificance * line.speedError else { return nil }
         return ClosingKinematics(speed: line.speed, acceleration: nil)
     }
 
