@@ -58,8 +58,8 @@ struct RangeContinuityTests {
     }
 
     @Test func aNewTrackElsewhereStartsAfresh() throws {
-        for (range, y, lost) in [(26.0, 0.0, 1), (20.0, 1.5, 1)] {
-            // 26 m is 6 m beyond the prediction (gate: the larger of 2 m and 15 % of 26 m, 3.9 m);
+        for (range, y, lost) in [(28.0, 0.0, 1), (20.0, 1.5, 1)] {
+            // 28 m is 8 m beyond the prediction (gate: the larger of 2 m and 25 % of 28 m, 7 m);
             // 1.5 m to the side is beyond the 1 m lateral gate.
             var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
             for k in 0..<8 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: Self.range(k))]) }
