@@ -84,4 +84,42 @@ struct CutInTests {
         #expect(end.reports == [SafetyEventReport(type: .cutIn, phase: .end, track: 7, timeToCollision: nil, headway: nil, range: nil)])
         #expect(lost.finishedEvents.first?.end == EventScene.time(11))
     }
+
+    @Test func aCutInCarriesOnAcrossANewTrackId() throws {
+        // The tracker loses track 7 on the margin (frame 7) and starts track 9 there, 0.4 m further
+        // in and at the same 15 m: track 9 takes on 7's corridor history (seen outside on frames
+        // 0–6) with its range history, and cuts in at frame 10, with its onset at frame 8.
+        // Without continuity, track 9 was never seen outside and does not cut in.
+        for (continuity, cuts) in [(1.0, true), (0.0, false)] {
+            var configuration = SafetyEventConfiguration()
+            configuration.continuitySeconds = continuity
+            var detector = try SafetyEventDetector(configuration: configuration)
+            let assessments = Self.lateral.enumerated().map { k, y in
+                detector.update(
+                    timestamp: EventScene.time(k), ego: EventScene.ego(speed: 20), tracks: [EventScene.vehicle(k < 7 ? 7 : 9, range: 15, y: y)])
+            }
+            let starts = EventScene.reports(assessments, .cutIn).filter { $0.report.phase == .start }
+            #expect(starts.map(\.frame) == (cuts ? [10] : []))
+            #expect(starts.allSatisfy { $0.report.track == 9 })
+            if cuts { #expect(detector.finishedEvents.first?.onset == EventScene.time(8) && assessments[10].lead?.track == 9) }
+        }
+    }
+
+    @Test func aCoastedFrameIsNoEvidence() throws {
+        // Frame 9 coasted: the entry counts frames 8, 10 and 11, and the cut-in starts at frame 11
+        // (onset still frame 8). Frame 13 coasted at a predicted place outside the corridor: the
+        // cut-in goes on, and ends 2 s after its start, at frame 31.
+        var detector = SafetyEventDetector()
+        let assessments = Self.lateral.enumerated().map { k, y in
+            var vehicle = EventScene.vehicle(7, range: 15, y: k == 13 ? 3.6 : y)
+            vehicle.observed = !(k == 9 || k == 13)
+            return detector.update(timestamp: EventScene.time(k), ego: EventScene.ego(speed: 20), tracks: [vehicle])
+        }
+        let reports = EventScene.reports(assessments, .cutIn)
+        #expect(reports.first?.frame == 11 && reports.first?.report.phase == .start)
+        #expect(reports.last?.frame == 31 && reports.last?.report.phase == .end)
+        #expect(reports.count == 21)
+        let event = try #require(detector.finishedEvents.first)
+        #expect(event.onset == EventScene.time(8) && event.start == EventScene.time(11))
+    }
 }

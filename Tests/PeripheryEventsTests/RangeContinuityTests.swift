@@ -57,6 +57,19 @@ struct RangeContinuityTests {
         #expect(detector.lostHistories.isEmpty)
     }
 
+    @Test func aNewTrackTakesTheHistoryOfATrackCoastedBesideIt() throws {
+        // Frame 8: the detector sees the lead at 22 m where the tracker coasts track 1 at 25 m
+        // (its prediction) and starts track 2: the history of track 1 (30 … 23 m, predicting 22 m)
+        // moves to track 2, whose closing speed is then the line through all nine ranges, exactly
+        // 10 m/s, and track 1 starts afresh, with no sample from its coasted frame.
+        var detector = try SafetyEventDetector(configuration: EventScene.exactRanges)
+        for k in 0..<8 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: Self.range(k))]) }
+        let assessment = Self.step(&detector, 8, [Self.coasting(EventScene.vehicle(1, range: 25)), EventScene.vehicle(2, range: Self.range(8))])
+        let lead = try #require(assessment.lead)
+        #expect(lead.track == 2 && abs((lead.closing?.speed ?? .nan) - 10) <= 1e-9)
+        #expect(detector.histories[2]?.samples.count == 9 && detector.histories[1]?.samples.isEmpty == true)
+    }
+
     @Test func aNewTrackElsewhereStartsAfresh() throws {
         for (range, y, lost) in [(28.0, 0.0, 1), (20.0, 1.5, 1)] {
             // 28 m is 8 m beyond the prediction (gate: the larger of 2 m and 25 % of 28 m, 7 m);
