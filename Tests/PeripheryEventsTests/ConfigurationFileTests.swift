@@ -28,7 +28,7 @@ struct ConfigurationFileTests {
             ("egoFrontMetres", "2"), ("corridorWidthMetres", "3"), ("maximumRangeMetres", "50"), ("minimumMovingSpeed", "2"),
             ("kinematicsWindowSeconds", "3"), ("accelerationMinimumSpanSeconds", "1"), ("accelerationSignificance", "4"),
             ("minimumSpeedSpanSeconds", "0.7"), ("speedSignificance", "3"), ("rangeNoiseMetres", "0.4"),
-            ("rangeNoiseGrowth", "0.002"), ("continuitySeconds", "2"), ("continuityRangeMetres", "3"),
+            ("rangeNoiseGrowth", "0.002"), ("farEdgeMarginMetres", "2"), ("continuitySeconds", "2"), ("continuityRangeMetres", "3"),
             ("continuityRangeFraction", "0.2"), ("continuityLateralMetres", "1.5"),
             ("maximumClosingAcceleration", "8"), ("forwardCollision.timeToCollisionSeconds", "2"),
             ("forwardCollision.hysteresisSeconds", "1"), ("forwardCollision.minimumEgoSpeed", "4"),

@@ -30,6 +30,7 @@ struct ConfigurationTests {
         ("continuitySeconds", changed { $0.continuitySeconds = -1 }),
         ("continuityRangeFraction", changed { $0.continuityRangeFraction = 2 }),
         ("continuityLateralMetres", changed { $0.continuityLateralMetres = .nan }),
+        ("farEdgeMarginMetres", changed { $0.farEdgeMarginMetres = 41 }),
     ]
 
     @Test func badValueNamesItsField() {

@@ -26,8 +26,9 @@ enum EventScene {
 
     /// The defaults for exact ranges, as the hand-worked tests were written: no floor of range noise
     /// under the fits' standard errors, a closing speed from three samples on whatever its
-    /// significance, an acceleration at two standard errors, and the warning at 3.0 s. The
-    /// defaults' noise rules have tests of their own (`ClosingKinematicsTests`).
+    /// significance, an acceleration at two standard errors, the warning at 3.0 s after three
+    /// confirming frames, and every range in the history, even at the grid's far edge. The
+    /// defaults' noise rules have tests of their own (`ClosingKinematicsTests`, `RangeContinuityTests`).
     static var exactRanges: SafetyEventConfiguration {
         var configuration = SafetyEventConfiguration()
         configuration.rangeNoiseMetres = 0
@@ -36,6 +37,8 @@ enum EventScene {
         configuration.minimumSpeedSpanSeconds = 0
         configuration.accelerationSignificance = 2
         configuration.forwardCollision.timeToCollisionSeconds = 3
+        configuration.forwardCollision.confirmationFrames = 3
+        configuration.farEdgeMarginMetres = 0
         return configuration
     }
 

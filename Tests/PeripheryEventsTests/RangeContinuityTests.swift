@@ -70,6 +70,23 @@ struct RangeContinuityTests {
         #expect(detector.histories[2]?.samples.count == 9 && detector.histories[1]?.samples.isEmpty == true)
     }
 
+    @Test func aBoxAtTheGridsFarEdgeGivesNoRange() throws {
+        // A car (4 m long) whose centre stays at 39.5 m, within the 1 m margin of the grid's far
+        // edge at 40 m, while the vehicle closes in: none of its ranges (33.8 m) enters the history,
+        // and its closing speed is unknown. From frame 5 it moves in at 10 m/s (centre 38.5 m
+        // and nearer): its history holds those frames alone, and the line through them is exact.
+        var configuration = EventScene.exactRanges
+        configuration.farEdgeMarginMetres = 1
+        var detector = try SafetyEventDetector(configuration: configuration)
+        let ranges = Array(repeating: 33.8, count: 5) + (0..<6).map { 32.8 - Double($0) }
+        var lead: LeadMeasurement?
+        for (k, range) in ranges.enumerated() {
+            lead = Self.step(&detector, k, [EventScene.vehicle(1, range: range)]).lead
+            if k < 5 { #expect(lead?.closing == nil && detector.histories[1]?.samples.isEmpty == true) }
+        }
+        #expect(detector.histories[1]?.samples.count == 6 && abs((lead?.closing?.speed ?? .nan) - 10) <= 1e-9)
+    }
+
     @Test func aNewTrackElsewhereStartsAfresh() throws {
         for (range, y, lost) in [(28.0, 0.0, 1), (20.0, 1.5, 1)] {
             // 28 m is 8 m beyond the prediction (gate: the larger of 2 m and 25 % of 28 m, 7 m);

@@ -29,6 +29,7 @@ extension SafetyEventConfiguration {
         try check(speedSignificance, "speedSignificance", 0...10, "0 to 10 standard errors")
         try check(rangeNoiseMetres, "rangeNoiseMetres", 0...10, "0 to 10 m")
         try check(rangeNoiseGrowth, "rangeNoiseGrowth", 0...1, "0 to 1 per metre")
+        try check(farEdgeMarginMetres, "farEdgeMarginMetres", 0...EvaluationRegion.safety40.maxX, "0 to the grid's depth, \(EvaluationRegion.safety40.maxX) m")
         try check(maximumClosingAcceleration, "maximumClosingAcceleration", 0...100, open: true, "more than 0 and at most 100 m/s²")
         try check(continuitySeconds, "continuitySeconds", 0...10, "0 to 10 s")
         try check(continuityRangeMetres, "continuityRangeMetres", 0...50, "0 to 50 m")

@@ -22,7 +22,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     public var accelerationMinimumSpanSeconds = 1.5
     /// The fitted closing acceleration enters the time to collision only when it is at least this
     /// many standard errors away from zero (0: always).
-    public var accelerationSignificance = 2.0
+    public var accelerationSignificance = 1.5
     /// Shortest history span that gives a closing speed at all.
     public var minimumSpeedSpanSeconds = 0.5
     /// The fitted closing speed is known only when it is at least this many standard errors away
@@ -35,6 +35,11 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// The growth of the range noise with the square of the range, per metre: an error of the
     /// camera's pitch moves a ground point at range R by about R²/h times it.
     public var rangeNoiseGrowth = 0.001
+    /// A box whose centre lies within this of the detector's far edge (x = 40 m,
+    /// `EvaluationRegion.safety40`) gives no range to its track's history: the network places no
+    /// centre beyond its grid, so a vehicle coming into sight stays at the edge while it closes in,
+    /// and its range there is a bound, not a measurement. 0: every range counts.
+    public var farEdgeMarginMetres = 1.0
     /// Closing accelerations are clamped to ± this.
     public var maximumClosingAcceleration = 10.0
     /// A track the tracker has lost hands its range history on, for this long after its last
@@ -62,7 +67,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// When a forward-collision warning starts and ends.
     public struct ForwardCollision: Sendable, Hashable {
         /// The warning is on while the in-path lead's time to collision is at or under this.
-        public var timeToCollisionSeconds = 3.5
+        public var timeToCollisionSeconds = 4.0
         /// Once on, the warning holds until the time to collision exceeds the threshold by this much.
         public var hysteresisSeconds = 0.5
         /// No warning while the ego is slower than this (or its speed is unknown).

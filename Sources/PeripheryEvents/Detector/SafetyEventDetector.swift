@@ -126,7 +126,8 @@ public struct SafetyEventDetector: Sendable {
     ///
     /// Only a range the detector measured at this frame enters a history: a track the tracker
     /// coasts (`observed` false) is at its predicted place, which would feed the tracker's own
-    /// velocity back as a closing speed. A new track takes on the history of the same vehicle under
+    /// velocity back as a closing speed, and a box at the grid's far edge (`farEdgeMarginMetres`)
+    /// is held there while the vehicle closes in. A new track takes on the history of the same vehicle under
     /// an older id (`adoptHistory`), with where it has been relative to the corridor.
     private mutating func measure(_ tracks: [TrackedVehicle], at t: Double, ego: EgoMotion?, path: PredictedPath) -> [Int: TrackFigures] {
         let c = configuration
@@ -153,6 +154,7 @@ public struct SafetyEventDetector: Sendable {
             adoptHistory(for: track.id, range: place.range, lateralOffset: place.lateral, at: t, coasted: coasted)
         }
 
+        let farEdge = c.farEdgeMarginMetres > 0 ? EvaluationRegion.safety40.maxX - c.farEdgeMarginMetres : Double.infinity
         var figures: [Int: TrackFigures] = [:]
         var kept: [Int: RangeHistory] = [:]
         for track in tracks {
@@ -160,7 +162,7 @@ public struct SafetyEventDetector: Sendable {
             // A track back under its own id after frames unreported keeps its own history.
             var history = histories[track.id] ?? lostHistories.removeValue(forKey: track.id) ?? RangeHistory()
             if lateral[track.id] == nil, let corridor = lostLateral.removeValue(forKey: track.id) { lateral[track.id] = corridor }
-            if track.observed {
+            if track.observed && track.box.x <= farEdge {
                 history.append(t: t, range: range, window: c.kinematicsWindowSeconds)
                 history.lateralOffset = offset
             }

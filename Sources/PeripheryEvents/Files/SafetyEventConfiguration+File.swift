@@ -89,6 +89,7 @@ extension SafetyEventConfiguration {
             "speedSignificance": .measure(\.speedSignificance),
             "rangeNoiseMetres": .measure(\.rangeNoiseMetres),
             "rangeNoiseGrowth": .measure(\.rangeNoiseGrowth),
+            "farEdgeMarginMetres": .measure(\.farEdgeMarginMetres),
             "maximumClosingAcceleration": .measure(\.maximumClosingAcceleration),
             "continuitySeconds": .measure(\.continuitySeconds),
             "continuityRangeMetres": .measure(\.continuityRangeMetres),
