@@ -131,9 +131,11 @@ struct ClosingKinematicsTests {
         // noise floor is 2.21 m/s²: 2.94 m/s² is 1.3 errors, under the 1.5 required, so the line's
         // mean closing speed (2.94 m/s at the middle time) stands. From 12 m it is 0.41 m/s²: 7.2
         // errors, and the parabola gives the speed and acceleration exactly.
-        let far = try #require(history(frames: 21, configuration: SafetyEventConfiguration()) { 40 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+        let far = try #require(
+            history(frames: 21, configuration: SafetyEventConfiguration()) { 40 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
         #expect(far.acceleration == nil && abs(far.speed - 2.94) <= 1e-9)
-        let near = try #require(history(frames: 21, configuration: SafetyEventConfiguration()) { 12 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+        let near = try #require(
+            history(frames: 21, configuration: SafetyEventConfiguration()) { 12 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
         #expect(abs((near.acceleration ?? .nan) - 2.94) <= 1e-9 && abs(near.speed - 5.88) <= 1e-9)
     }
 }

@@ -13,7 +13,7 @@ struct BodyPitchFilterTests {
     struct Noise {
         var state: UInt64
         mutating func uniform() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return (Double(state >> 11) + 0.5) / Double(1 << 53)
         }
         mutating func normal() -> Double { (-2 * log(uniform())).squareRoot() * cos(2 * .pi * uniform()) }
@@ -58,7 +58,8 @@ struct BodyPitchFilterTests {
     @Test func leavesAFourthOfTheBumpsPitch() {
         let errors = Self.errors(seconds: 60, settle: 3)
         let rms = (errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)).squareRoot() * 180 / .pi
-        let uncorrected = (stride(from: 3.0, through: 60, by: 0.1).map { Self.bump($0).pitch * Self.bump($0).pitch }
+        let uncorrected =
+            (stride(from: 3.0, through: 60, by: 0.1).map { Self.bump($0).pitch * Self.bump($0).pitch }
             .reduce(0, +) / 571).squareRoot() * 180 / .pi
         // The bumps' own RMS is 0.165°; the filter left 0.037° when this test was written.
         #expect(uncorrected > 0.15)

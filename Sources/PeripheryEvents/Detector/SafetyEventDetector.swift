@@ -127,8 +127,8 @@ public struct SafetyEventDetector: Sendable {
     /// Only a range the detector measured at this frame enters a history: a track the tracker
     /// coasts (`observed` false) is at its predicted place, which would feed the tracker's own
     /// velocity back as a closing speed, and a box at the grid's far edge (`farEdgeMarginMetres`)
-    /// is held there while the vehicle closes in. A new track takes on the history of the same vehicle under
-    /// an older id (`adoptHistory`), with where it has been relative to the corridor.
+    /// is held there while the vehicle closes in. A new track takes on the history of the same
+    /// vehicle under an older id (`adoptHistory`), with where it has been relative to the corridor.
     private mutating func measure(_ tracks: [TrackedVehicle], at t: Double, ego: EgoMotion?, path: PredictedPath) -> [Int: TrackFigures] {
         let c = configuration
         let reported = Set(tracks.map(\.id))
