@@ -32,7 +32,7 @@ struct BodyPitchFilterTests {
 
     /// Readings for `seconds` at 100 Hz; the filter fed one frame's worth (0.1 s) at a time;
     /// the error of its pitch at each frame after `settle` seconds.
-    static func errors(seconds: Double, settle: Double, gravity: Bool = true) -> [Double] {
+    static func errors(seconds: Double, settle: Double) -> [Double] {
         var noise = Noise(state: 7)
         var filter = BodyPitchFilter(mount: mount)
         var errors: [Double] = []
@@ -44,7 +44,7 @@ struct BodyPitchFilterTests {
             pose.pitch += pitch
             let device = DeviceAxes.fromVehicle(pose)
             gyro.append(GyroSample(t: t, rate: device * SIMD3(0, -rate, 0.01) + SIMD3(repeating: 0.003) + noise.normal3() * 0.003))
-            if gravity { readings.append(GravitySample(t: t, g: device * SIMD3(0, 0, -1) + noise.normal3() * 0.01)) }
+            readings.append(GravitySample(t: t, g: device * SIMD3(0, 0, -1) + noise.normal3() * 0.01))
             if i % 10 == 0 {
                 filter.add(MotionSample(speed: 20, gyro: gyro, gravity: readings))
                 gyro.removeAll()
