@@ -63,7 +63,7 @@ struct ClosingKinematicsTests {
         // when the detector measures it now at one part, now at another. The parabola through it
         // is exact, with a closing speed of 4 m/s at the newest sample and an acceleration of 4 m/s²
         // whose standard error with the noise floor (σ ≈ 1.24 m) is 1.66 m/s²: 2.4 errors, past the
-        // 1.5 required, a time to collision of 2.9 s. But the straight line's closing speed is 0
+        // 2 required, a time to collision of 2.9 s. But the straight line's closing speed is 0
         // over the symmetric window: nothing is known.
         let configuration = SafetyEventConfiguration()
         let bend = history(frames: 21, configuration: configuration) { 33 - 2 * ($0 - 1) * ($0 - 1) }
@@ -128,7 +128,7 @@ struct ClosingKinematicsTests {
 
     @Test func brakingIsSeenNearButNotFarAway() throws {
         // NHTSA's LVD braking, 2 s of it. From 40 m the acceleration's standard error with the
-        // noise floor is 2.21 m/s²: 2.94 m/s² is 1.3 errors, under the 1.5 required, so the line's
+        // noise floor is 2.21 m/s²: 2.94 m/s² is 1.3 errors, under the 2 required, so the line's
         // mean closing speed (2.94 m/s at the middle time) stands. From 12 m it is 0.41 m/s²: 7.2
         // errors, and the parabola gives the speed and acceleration exactly.
         let far = try #require(

@@ -34,7 +34,7 @@ from mcap_files import events_messages, verify_mcap
 
 WEIGHTS = "Weights/safety40-synthetic-int8.safetensors"
 TYPES = ("forward_collision", "close_following", "cut_in")
-TTC_THRESHOLD_S = 4.0  # SafetyEventConfiguration's forwardCollision.timeToCollisionSeconds
+TTC_THRESHOLD_S = 3.5  # SafetyEventConfiguration's forwardCollision.timeToCollisionSeconds
 TTC_TOLERANCE_S, TTC_TOLERANCE_SHARE = 0.3, 0.25
 
 

@@ -22,7 +22,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     public var accelerationMinimumSpanSeconds = 1.5
     /// The fitted closing acceleration enters the time to collision only when it is at least this
     /// many standard errors away from zero (0: always).
-    public var accelerationSignificance = 1.5
+    public var accelerationSignificance = 2.0
     /// Shortest history span that gives a closing speed at all.
     public var minimumSpeedSpanSeconds = 0.5
     /// The fitted closing speed is known only when it is at least this many standard errors away
@@ -67,7 +67,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// When a forward-collision warning starts and ends.
     public struct ForwardCollision: Sendable, Hashable {
         /// The warning is on while the in-path lead's time to collision is at or under this.
-        public var timeToCollisionSeconds = 4.0
+        public var timeToCollisionSeconds = 3.5
         /// Once on, the warning holds until the time to collision exceeds the threshold by this much.
         public var hysteresisSeconds = 0.5
         /// No warning while the ego is slower than this (or its speed is unknown).
