@@ -7,13 +7,11 @@ import Testing
 /// kinematics that generated the ranges.
 struct ClosingKinematicsTests {
     /// The history of `range(t)` sampled at 10 frames/s for frames `0..<frames`.
-    private func history(
-        frames: Int, configuration: SafetyEventConfiguration = EventScene.exactRanges, _ range: (Double) -> Double
-    ) -> RangeHistory {
+    private func history(frames: Int, window: Double = 2.0, _ range: (Double) -> Double) -> RangeHistory {
         var history = RangeHistory()
         for k in 0..<frames {
             let t = EventScene.time(k)
-            history.append(t: t, range: range(t), window: configuration.kinematicsWindowSeconds)
+            history.append(t: t, range: range(t), window: window)
         }
         return history
     }
@@ -66,12 +64,12 @@ struct ClosingKinematicsTests {
         // 2 required, a time to collision of 2.9 s. But the straight line's closing speed is 0
         // over the symmetric window: nothing is known.
         let configuration = SafetyEventConfiguration()
-        let bend = history(frames: 21, configuration: configuration) { 33 - 2 * ($0 - 1) * ($0 - 1) }
+        let bend = history(frames: 21) { 33 - 2 * ($0 - 1) * ($0 - 1) }
         #expect(bend.closing(configuration: configuration) == nil)
         // The same bend on a lead closing at 5 m/s (the line's speed, 14 errors from zero) is
         // known, with the parabola's figures: 9 m/s and 4 m/s² (3.1 errors), tolerance 1e-9.
         let closing = try #require(
-            history(frames: 21, configuration: configuration) { 33 - 5 * $0 - 2 * ($0 - 1) * ($0 - 1) }.closing(configuration: configuration))
+            history(frames: 21) { 33 - 5 * $0 - 2 * ($0 - 1) * ($0 - 1) }.closing(configuration: configuration))
         #expect(abs(closing.speed - 9) <= 1e-9 && abs((closing.acceleration ?? .nan) - 4) <= 1e-9)
     }
 
@@ -111,8 +109,8 @@ struct ClosingKinematicsTests {
         // standard error with the noise floor, √(σ²/Σ(t − t̄)²) = √(0.248 / 0.175) = 1.19 m/s, puts
         // it 10 errors from zero.
         let closing20 = { (t: Double) in 20 - 12 * t }
-        #expect(history(frames: 5, configuration: SafetyEventConfiguration(), closing20).closing(configuration: SafetyEventConfiguration()) == nil)
-        let closing = try #require(history(frames: 6, configuration: SafetyEventConfiguration(), closing20).closing(configuration: SafetyEventConfiguration()))
+        #expect(history(frames: 5, closing20).closing(configuration: SafetyEventConfiguration()) == nil)
+        let closing = try #require(history(frames: 6, closing20).closing(configuration: SafetyEventConfiguration()))
         #expect(abs(closing.speed - 12) <= 1e-9 && closing.acceleration == nil)
         #expect(abs(Self.noiseVariance((0..<6).map { closing20(EventScene.time($0)) }) - 0.248) <= 0.001)
     }
@@ -120,7 +118,7 @@ struct ClosingKinematicsTests {
     @Test func aSlowClosingFarAwayIsWithinTheNoise() throws {
         // 1 m/s at 30 m over 0.5 s: σ(30 m) = 1.1 m, a speed error of √(1.178 / 0.175) = 2.59 m/s:
         // the speed is under two errors, so unknown; exact ranges give it.
-        let slow = history(frames: 6, configuration: SafetyEventConfiguration()) { 30 - $0 }
+        let slow = history(frames: 6) { 30 - $0 }
         #expect(slow.closing(configuration: SafetyEventConfiguration()) == nil)
         #expect(abs(Self.noiseVariance(slow.samples.map(\.y)) - 1.178) <= 0.001)
         #expect(abs((slow.closing(configuration: EventScene.exactRanges)?.speed ?? .nan) - 1) <= 1e-9)
@@ -132,10 +130,10 @@ struct ClosingKinematicsTests {
         // mean closing speed (2.94 m/s at the middle time) stands. From 12 m it is 0.41 m/s²: 7.2
         // errors, and the parabola gives the speed and acceleration exactly.
         let far = try #require(
-            history(frames: 21, configuration: SafetyEventConfiguration()) { 40 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+            history(frames: 21) { 40 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
         #expect(far.acceleration == nil && abs(far.speed - 2.94) <= 1e-9)
         let near = try #require(
-            history(frames: 21, configuration: SafetyEventConfiguration()) { 12 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
+            history(frames: 21) { 12 - 0.5 * 2.94 * $0 * $0 }.closing(configuration: SafetyEventConfiguration()))
         #expect(abs((near.acceleration ?? .nan) - 2.94) <= 1e-9 && abs(near.speed - 5.88) <= 1e-9)
     }
 }
