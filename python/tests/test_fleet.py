@@ -22,6 +22,7 @@ module ends, also when a test fails; `make test-fleet` also runs it in a PID nam
 so nothing it started outlives it even if pytest is killed.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -363,6 +364,7 @@ def test_ctrl_c_keeps_completed_inputs_and_a_rerun_resumes(work, data, cluster):
     out = os.path.join(work, "out-cancel")
     args = [os.path.join(work, "clips", "clip01", "clip.mp4"), data["args"][1], data["args"][2]]  # 5 inputs
     driver = _fleet(data, cluster, out, args)
+    running = []
     try:
         deadline = time.monotonic() + 120
         while not any(os.path.isfile(os.path.join(out, name, "fleet-row.json"))
@@ -370,15 +372,26 @@ def test_ctrl_c_keeps_completed_inputs_and_a_rerun_resumes(work, data, cluster):
             assert time.monotonic() < deadline and driver.poll() is None, "no input completed"
             time.sleep(0.05)
         running = _attempts_running(out, lambda r: r["input"] == data["long"], 60, driver)
+        # The long clip's CLI is frozen, so that it is still mid-input when the driver acts on the
+        # signal: a clip of 30 small frames can otherwise end in the second the driver takes.
+        for record in running:
+            os.kill(record["cli_pid"], signal.SIGSTOP)
         driver.send_signal(signal.SIGINT)
     finally:
         status, output = _finish(driver)
+        deadline = time.monotonic() + 10
+        while any(_alive(record["cli_pid"]) for record in running) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        survivors = [record["cli_pid"] for record in running if _alive(record["cli_pid"])]
+        for pid in survivors:  # the cancel should have killed it; never leave one frozen
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert not survivors, "a cancelled input's periphery run outlived the cancel"
     assert status == 130 and "cancelling" in output
     rows = [json.loads(line) for line in open(os.path.join(out, "fleet.jsonl"))]
     assert len(rows) == 5 and {row["status"] for row in rows} == {"complete", "cancelled"}, rows
     assert next(row for row in rows if row["input"] == data["long"])["status"] == "cancelled"
     check_outputs(out, data, rows)
-    assert not any(_alive(record["cli_pid"]) for record in running)
     first = {row["input"] for row in rows if row["status"] == "complete"}
     status, output = _finish(_fleet(data, cluster, out, args))
     assert status == 0 and f"5 inputs, {len(first)} done in an earlier run, {5 - len(first)} to run" in output
