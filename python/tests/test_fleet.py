@@ -213,10 +213,17 @@ def _alive(pid):
     return state != "Z"
 
 
+def _sigint_default():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _fleet(data, cluster, out, args=None, *extra):
     cmd = [FLEET, "run", *(args or data["args"]), "--out", out, "--address", cluster["address"],
            "--threads-per-task", "1", "--retries", "1", "--periphery", data["periphery"], *extra]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # SIGINT as at a terminal: a suite started as a background job (`make test &`, as CI may) has it
+    # ignored, and the driver would inherit that and never see the Ctrl-C test's signal.
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=_sigint_default)
 
 
 def _finish(process, timeout=300):
