@@ -73,6 +73,16 @@ struct ClosingKinematicsTests {
         #expect(abs(closing.speed - 9) <= 1e-9 && abs((closing.acceleration ?? .nan) - 4) <= 1e-9)
     }
 
+    @Test func anOpeningIsNotTurnedIntoAClosing() throws {
+        // R = 30 − 2·(t − 1.5)² over 2 s: a new track's range settling upwards and levelling off
+        // (free-flow test drive 319). The straight line opens at 2 m/s, 5.4 standard errors from
+        // zero (σ ≈ 1.04 m: 0.37 m/s); the parabola through it is exact, closing at 2 m/s at the
+        // newest sample with 4 m/s² (2.9 errors), a time to collision of 3.4 s. The line's opening
+        // stands, without an acceleration (tolerance 1e-9 m/s).
+        let settling = try #require(history(frames: 21) { 30 - 2 * ($0 - 1.5) * ($0 - 1.5) }.closing(configuration: SafetyEventConfiguration()))
+        #expect(abs(settling.speed + 2) <= 1e-9 && settling.acceleration == nil)
+    }
+
     @Test func accelerationIsClampedToTheMaximum() throws {
         // A closing acceleration of 20 m/s² is clamped to 10.
         let closing = try #require(history(frames: 21) { 50 - 10 * $0 * $0 }.closing(configuration: EventScene.exactRanges))

@@ -33,7 +33,8 @@ struct RangeHistory: Sendable {
     /// `accelerationMinimumSpanSeconds`, and counts only when it is `accelerationSignificance`
     /// standard errors from zero. It refines a closing the straight line has already seen and never
     /// stands for one: a parabola through a range that wavers about a constant one (a far vehicle
-    /// measured now at one part, now at another) bends as much as one through a braking lead.
+    /// measured now at one part, now at another) bends as much as one through a braking lead, and
+    /// one through a range that rose and levelled off bends towards us while the line opens.
     ///
     /// The standard errors take the larger of the residuals' variance and the detector's range
     /// noise (`rangeNoiseMetres`, `rangeNoiseGrowth`) over the samples: a swinging error (the
@@ -44,7 +45,9 @@ struct RangeHistory: Sendable {
         guard span > 0, span >= configuration.minimumSpeedSpanSeconds - 1e-9 else { return nil }
         let noise = noiseVariance(configuration)
         guard let line = fitLine(noiseVariance: noise), abs(line.speed) >= configuration.speedSignificance * line.speedError else { return nil }
-        if span >= configuration.accelerationMinimumSpanSeconds, samples.count >= Self.minimumAccelerationSamples,
+        // Only a closing: a new track's range settling upwards and then levelling off is an
+        // opening line under a parabola that bends towards us, a closing acceleration out of nothing.
+        if line.speed > 0, span >= configuration.accelerationMinimumSpanSeconds, samples.count >= Self.minimumAccelerationSamples,
             let parabola = fitParabola(at: newest.x, noiseVariance: noise),
             abs(parabola.acceleration) > configuration.accelerationSignificance * parabola.accelerationError
         {
