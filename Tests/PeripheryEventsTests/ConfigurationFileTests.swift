@@ -29,7 +29,7 @@ struct ConfigurationFileTests {
             ("kinematicsWindowSeconds", "3"), ("accelerationMinimumSpanSeconds", "1"), ("accelerationSignificance", "4"),
             ("minimumSpeedSpanSeconds", "0.7"), ("speedSignificance", "3"), ("rangeNoiseMetres", "0.4"),
             ("rangeNoiseGrowth", "0.002"), ("farEdgeMarginMetres", "2"), ("continuitySeconds", "2"), ("continuityRangeMetres", "3"),
-            ("continuityRangeFraction", "0.2"), ("continuityLateralMetres", "1.5"),
+            ("continuityRangeFraction", "0.2"), ("continuityRangeSigmas", "2"), ("continuityLateralMetres", "1.5"),
             ("maximumClosingAcceleration", "8"), ("forwardCollision.timeToCollisionSeconds", "2"),
             ("forwardCollision.hysteresisSeconds", "1"), ("forwardCollision.minimumEgoSpeed", "4"),
             ("forwardCollision.minimumClosingSpeed", "2"), ("forwardCollision.confirmationFrames", "5"),

@@ -29,6 +29,7 @@ struct ConfigurationTests {
         ("cutIn.maximumRangeMetres", changed { $0.cutIn.maximumRangeMetres = -10 }),
         ("continuitySeconds", changed { $0.continuitySeconds = -1 }),
         ("continuityRangeFraction", changed { $0.continuityRangeFraction = 2 }),
+        ("continuityRangeSigmas", changed { $0.continuityRangeSigmas = -1 }),
         ("continuityLateralMetres", changed { $0.continuityLateralMetres = .nan }),
         ("farEdgeMarginMetres", changed { $0.farEdgeMarginMetres = 41 }),
     ]

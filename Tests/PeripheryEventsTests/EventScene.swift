@@ -39,6 +39,8 @@ enum EventScene {
         configuration.forwardCollision.timeToCollisionSeconds = 3
         configuration.forwardCollision.confirmationFrames = 3
         configuration.farEdgeMarginMetres = 0
+        // Without a noise model no range is near enough to hand a range history on by σ(R).
+        configuration.continuityRangeSigmas = 0
         return configuration
     }
 

@@ -57,6 +57,22 @@ struct RangeContinuityTests {
         #expect(detector.lostHistories.isEmpty)
     }
 
+    @Test func aNewTrackFarFromTheHistorysRangeStartsItsOwn() throws {
+        // Defaults: track 1 holds at 30 m for 8 frames (no closing, so its history predicts 30 m)
+        // and is lost. A new track at 25.5 m is within the continuity gate (25 % of the range) but
+        // 4.5 m from the prediction, more than 3 σ(25.5 m) = 3 × 0.85 m: it takes the corridor
+        // history and starts its range history afresh. At 28.5 m (1.5 m off, 3 σ = 3.04 m) it
+        // carries the nine ranges on.
+        for (range, samples) in [(25.5, 1), (28.5, 9)] {
+            var detector = try SafetyEventDetector(configuration: SafetyEventConfiguration())
+            for k in 0..<8 { _ = Self.step(&detector, k, [EventScene.vehicle(1, range: 30)]) }
+            _ = Self.step(&detector, 8, [])
+            let lead = try #require(Self.step(&detector, 9, [EventScene.vehicle(2, range: range)]).lead)
+            #expect(lead.track == 2 && detector.histories[2]?.samples.count == samples, "at \(range) m")
+            #expect(detector.lateral[2] != nil && detector.lostHistories.isEmpty, "at \(range) m")
+        }
+    }
+
     @Test func aNewTrackTakesTheHistoryOfATrackCoastedBesideIt() throws {
         // Frame 8: the detector sees the lead at 22 m where the tracker coasts track 1 at 25 m
         // (its prediction) and starts track 2: the history of track 1 (30 … 23 m, predicting 22 m)

@@ -34,6 +34,7 @@ extension SafetyEventConfiguration {
         try check(continuitySeconds, "continuitySeconds", 0...10, "0 to 10 s")
         try check(continuityRangeMetres, "continuityRangeMetres", 0...50, "0 to 50 m")
         try check(continuityRangeFraction, "continuityRangeFraction", 0...1, "0 to 1")
+        try check(continuityRangeSigmas, "continuityRangeSigmas", 0...100, "0 to 100 standard deviations")
         try check(continuityLateralMetres, "continuityLateralMetres", 0...10, "0 to 10 m")
 
         let forward = forwardCollision

@@ -52,6 +52,13 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     public var continuityRangeMetres = 2.0
     /// The part of the range that the continuity gate grows to: a camera's range error grows with range.
     public var continuityRangeFraction = 0.25
+    /// The range history itself goes on only when the new track's range lies within this many of
+    /// the range noise σ(R) (`rangeNoiseMetres`, `rangeNoiseGrowth`) of the range the lost track's
+    /// history predicts; otherwise the new track keeps the corridor history alone and starts its
+    /// range history afresh. A box metres nearer than the vehicle's history says (the detector
+    /// placing a second box on it, or another vehicle) would bend the fit into a closing out of
+    /// nothing. 0: the range history goes on wherever the corridor history does.
+    public var continuityRangeSigmas = 3.0
     /// The new track's lateral offset from the path must lie within this much of the lost track's last one.
     public var continuityLateralMetres = 1.0
     /// The forward-collision warning's rules.

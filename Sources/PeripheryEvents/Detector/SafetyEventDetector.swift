@@ -185,8 +185,10 @@ public struct SafetyEventDetector: Sendable {
     /// vehicle under an older id: a lost track's, or that of a track the tracker coasts at this
     /// frame (the detector sees the vehicle away from where the tracker predicts it, and a new
     /// track starts there). Of those within the continuity gates of the range their history
-    /// predicts and of their last measured lateral offset, the nearest in range; its range history
-    /// and its corridor history (for the cut-in rule) move to `track`, and a coasted one starts afresh.
+    /// predicts and of their last measured lateral offset, the nearest in range; its corridor
+    /// history (for the cut-in rule) moves to `track`, and its range history too where the range
+    /// lies within `continuityRangeSigmas` of the range noise of the prediction. A coasted donor
+    /// starts afresh.
     private mutating func adoptHistory(for track: Int, range: Double, lateralOffset: Double, at t: Double, coasted: Set<Int>) {
         let c = configuration
         let gate = max(c.continuityRangeMetres, c.continuityRangeFraction * range)
@@ -201,7 +203,9 @@ public struct SafetyEventDetector: Sendable {
             if miss <= gate, best.map({ (miss, id) < ($0.miss, $0.id) }) ?? true { best = (id, miss) }
         }
         guard let best else { return }
-        histories[track] = lostHistories.removeValue(forKey: best.id) ?? histories.removeValue(forKey: best.id)
+        let history = lostHistories.removeValue(forKey: best.id) ?? histories.removeValue(forKey: best.id)
+        let sigma = c.rangeNoiseMetres + c.rangeNoiseGrowth * range * range
+        if c.continuityRangeSigmas == 0 || best.miss <= c.continuityRangeSigmas * sigma { histories[track] = history }
         var corridor = lostLateral.removeValue(forKey: best.id) ?? lateral.removeValue(forKey: best.id)
         corridor?.entry?.track = track
         lateral[track] = corridor

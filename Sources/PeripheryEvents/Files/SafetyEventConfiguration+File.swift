@@ -94,6 +94,7 @@ extension SafetyEventConfiguration {
             "continuitySeconds": .measure(\.continuitySeconds),
             "continuityRangeMetres": .measure(\.continuityRangeMetres),
             "continuityRangeFraction": .measure(\.continuityRangeFraction),
+            "continuityRangeSigmas": .measure(\.continuityRangeSigmas),
             "continuityLateralMetres": .measure(\.continuityLateralMetres),
             "forwardCollision.timeToCollisionSeconds": .measure(\.forwardCollision.timeToCollisionSeconds),
             "forwardCollision.hysteresisSeconds": .measure(\.forwardCollision.hysteresisSeconds),
