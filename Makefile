@@ -4,15 +4,16 @@ SWIFT ?= swift
 # Tests run optimised: the network parity tests take minutes unoptimised. -enable-testing keeps
 # @testable imports working in release.
 RELEASE := -c release -Xswiftc -enable-testing
-# Debian packages the build needs (C libraries come in through SwiftPM system-library targets).
-DEB_PACKAGES := patchelf libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients libwebsockets-dev \
-	$(ARM64_DEB_PACKAGES)
 # On x86-64, the NEON kernels are tested under emulation (test-int8-arm64): a cross compiler and qemu.
 # On an aarch64 machine they run natively in `swift test` (Int8KernelTests) instead.
 HOST_ARCH := $(shell uname -m)
 ifeq ($(HOST_ARCH),x86_64)
 ARM64_DEB_PACKAGES := qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 endif
+# Debian packages the build needs (C libraries come in through SwiftPM system-library targets). After
+# ARM64_DEB_PACKAGES: `:=` expands it here, and an undefined one is empty (CI then had no cross compiler).
+DEB_PACKAGES := patchelf libopenblas-dev libpng-dev libjpeg-dev libavdevice-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg gpsd gpsd-clients libwebsockets-dev \
+	$(ARM64_DEB_PACKAGES)
 # Only for `make test-arm64`: the arm64 Debian root and binfmt_misc's registration of qemu.
 ARM64_ROOT_DEB_PACKAGES := mmdebstrap binfmt-support qemu-user-static
 # Only for `make test-tools`: the browser the live page is tested in.
@@ -158,7 +159,7 @@ docs: deps
 
 # Installs whatever of DEB_PACKAGES is missing (CI machines start fresh).
 deps:
-	@missing=""; for p in $(DEB_PACKAGES) $(EXTRA_DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(DEB_PACKAGES) $(EXTRA_DEB_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

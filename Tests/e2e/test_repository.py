@@ -12,7 +12,8 @@
 - no Python file under tools/, python/ or Tests/ edits `sys.path`: the tools import the package
   `periphery` as installed (`make venv-tools` installs python/ in development mode), the scripts of
   tools/ import their neighbours from the folder Python puts first on the path by itself, and the
-  end-to-end tests get tools/ from Tests/e2e/pytest.ini.
+  end-to-end tests get tools/ from Tests/e2e/pytest.ini;
+- on x86-64, `make deps` installs the cross compiler and qemu that `make test`'s NEON kernel test runs.
 
 Each failure names the file and line. No build is needed: `make test` runs these first.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from helpers import ROOT
+from helpers import ROOT, run
 
 LIMIT = 160
 CITATION = re.compile(r"(?<![\w/.:-])((?:\.\./)?(?:[\w.-]+/)*[\w.-]+\.md)(#[\w-]+)?")
@@ -93,3 +94,16 @@ def test_no_python_file_edits_sys_path():
     failures = [f"{where}: edits sys.path (import the installed package `periphery`, or use pytest.ini's pythonpath)"
                 for _, where, line in lines_of(python) if SYS_PATH_EDIT.search(line)]
     assert not failures, "\n".join(failures)
+
+
+def test_make_deps_installs_the_cross_tools_of_the_arm64_kernel_test():
+    """`make test` runs test-int8-arm64 on x86-64, so `make deps` must install its cross compiler and
+    qemu: a fresh CI machine has neither (a Makefile variable used before its definition once left
+    them out)."""
+    database = run(["make", "-p", "-n", "deps"]).stdout
+    packages = re.search(r"^DEB_PACKAGES := (.*)$", database, re.MULTILINE)
+    assert packages, "make -p prints no DEB_PACKAGES"
+    on_x86_64 = run(["uname", "-m"]).stdout.strip() == "x86_64"
+    wanted = {"gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross", "qemu-user-static"} if on_x86_64 else set()
+    missing = wanted - set(packages.group(1).split())
+    assert not missing, f"Makefile: DEB_PACKAGES lacks {sorted(missing)}"
