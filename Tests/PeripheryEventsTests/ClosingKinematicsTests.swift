@@ -83,6 +83,30 @@ struct ClosingKinematicsTests {
         #expect(abs(settling.speed + 2) <= 1e-9 && settling.acceleration == nil)
     }
 
+    @Test func theBentLineFindsABrakingOnset() throws {
+        // NHTSA's LVD seen over a 3 s window: the lead holds its distance for 1 s, then brakes at
+        // 2.94 m/s², R = 30 − ½·2.94·max(0, t − 1)², newest sample 2 s into the braking. A parabola
+        // over the whole window bends less than the lead (2.30 m/s², closing at 5.21 m/s); the line
+        // bent at an onset found among the samples at least 0.5 s old is exact: 5.88 m/s and
+        // 2.94 m/s² (tolerance 1e-9).
+        var configuration = EventScene.exactRanges
+        configuration.kinematicsWindowSeconds = 3
+        let ranges = history(frames: 31, window: 3) { 30 - 0.5 * 2.94 * max(0, $0 - 1) * max(0, $0 - 1) }
+        let parabola = try #require(ranges.closing(configuration: configuration))
+        #expect(abs((parabola.acceleration ?? .nan) - 2.30) <= 0.01 && abs(parabola.speed - 5.21) <= 0.01)
+        configuration.accelerationOnsetMinimumSeconds = 0.5
+        let bent = try #require(ranges.closing(configuration: configuration))
+        #expect(abs(bent.speed - 5.88) <= 1e-9 && abs((bent.acceleration ?? .nan) - 2.94) <= 1e-9)
+        // A parabola over the whole window is a bent line whose onset is its oldest sample: the
+        // same figures either way (LVD braking from the start, tolerance 1e-9).
+        let braking = history(frames: 25, window: 3) { 30 - 0.5 * 2.94 * $0 * $0 }
+        let both = try [0, 0.5].map { onset in
+            configuration.accelerationOnsetMinimumSeconds = onset
+            return try #require(braking.closing(configuration: configuration))
+        }
+        #expect(abs(both[0].speed - both[1].speed) <= 1e-9 && abs((both[0].acceleration ?? .nan) - (both[1].acceleration ?? .nan)) <= 1e-9)
+    }
+
     @Test func accelerationIsClampedToTheMaximum() throws {
         // A closing acceleration of 20 m/s² is clamped to 10.
         let closing = try #require(history(frames: 21) { 50 - 10 * $0 * $0 }.closing(configuration: EventScene.exactRanges))

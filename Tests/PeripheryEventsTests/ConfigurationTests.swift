@@ -22,6 +22,7 @@ struct ConfigurationTests {
         ("corridorWidthMetres", changed { $0.corridorWidthMetres = 25 }),
         ("closeFollowing.headwaySeconds", changed { $0.closeFollowing.headwaySeconds = .nan }),
         ("accelerationMinimumSpanSeconds", changed { $0.accelerationMinimumSpanSeconds = 3 }),
+        ("accelerationOnsetMinimumSeconds", changed { $0.accelerationOnsetMinimumSeconds = 2.5 }),
         ("cutIn.confirmationFrames", changed { $0.cutIn.confirmationFrames = 0 }),
         ("egoFrontMetres", changed { $0.egoFrontMetres = 500 }),
         ("forwardCollision.refractorySeconds", changed { $0.forwardCollision.refractorySeconds = .infinity }),

@@ -24,6 +24,9 @@ extension SafetyEventConfiguration {
             "0 to kinematicsWindowSeconds (\(kinematicsWindowSeconds) s)")
         try check(accelerationSignificance, "accelerationSignificance", 0...10, "0 to 10 standard errors")
         try check(
+            accelerationOnsetMinimumSeconds, "accelerationOnsetMinimumSeconds", 0...kinematicsWindowSeconds,
+            "0 to kinematicsWindowSeconds (\(kinematicsWindowSeconds) s)")
+        try check(
             minimumSpeedSpanSeconds, "minimumSpeedSpanSeconds", 0...kinematicsWindowSeconds,
             "0 to kinematicsWindowSeconds (\(kinematicsWindowSeconds) s)")
         try check(speedSignificance, "speedSignificance", 0...10, "0 to 10 standard errors")

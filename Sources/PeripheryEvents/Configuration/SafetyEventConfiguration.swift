@@ -23,6 +23,12 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// The fitted closing acceleration enters the time to collision only when it is at least this
     /// many standard errors away from zero (0: always).
     public var accelerationSignificance = 2.0
+    /// The acceleration's fit looks for when the closing began to speed up (a lead starting to
+    /// brake): a straight line that bends into a parabola at an onset, the onset chosen by least
+    /// squares among the samples at least this long before the newest. A parabola over the whole
+    /// window bends less than the lead while the window still holds ranges from before its
+    /// braking; the bent line does not. 0: a parabola over the whole window.
+    public var accelerationOnsetMinimumSeconds = 0.0
     /// Shortest history span that gives a closing speed at all.
     public var minimumSpeedSpanSeconds = 0.5
     /// The fitted closing speed is known only when it is at least this many standard errors away

@@ -85,6 +85,7 @@ extension SafetyEventConfiguration {
             "kinematicsWindowSeconds": .measure(\.kinematicsWindowSeconds),
             "accelerationMinimumSpanSeconds": .measure(\.accelerationMinimumSpanSeconds),
             "accelerationSignificance": .measure(\.accelerationSignificance),
+            "accelerationOnsetMinimumSeconds": .measure(\.accelerationOnsetMinimumSeconds),
             "minimumSpeedSpanSeconds": .measure(\.minimumSpeedSpanSeconds),
             "speedSignificance": .measure(\.speedSignificance),
             "rangeNoiseMetres": .measure(\.rangeNoiseMetres),

@@ -2,9 +2,10 @@
 ///
 /// The fit is least squares over the samples of the last `kinematicsWindowSeconds`: a straight line
 /// (closing speed only) while the history is short, a parabola (speed at the newest sample and
-/// acceleration) once it spans `accelerationMinimumSpanSeconds`. The range is measured afresh in
-/// every frame's ego frame, so its rate is the closing speed itself, whatever the ego's speed
-/// estimate says; the fit is both the differentiator and the filter.
+/// acceleration) once it spans `accelerationMinimumSpanSeconds`, or with
+/// `accelerationOnsetMinimumSeconds` a line that bends into a parabola where a braking began. The
+/// range is measured afresh in every frame's ego frame, so its rate is the closing speed itself,
+/// whatever the ego's speed estimate says; the fit is both the differentiator and the filter.
 struct RangeHistory: Sendable {
     /// Fewest samples for a closing speed.
     static let minimumSpeedSamples = 3
@@ -29,7 +30,7 @@ struct RangeHistory: Sendable {
     /// shorter than `minimumSpeedSpanSeconds`, or a closing speed that the straight line fitted to
     /// the history cannot tell from zero (`speedSignificance`).
     ///
-    /// The acceleration comes from a parabola, once the history spans
+    /// The acceleration comes from a parabola (or the bent line of `fitBentLine`), once the history spans
     /// `accelerationMinimumSpanSeconds`, and counts only when it is `accelerationSignificance`
     /// standard errors from zero. It refines a closing the straight line has already seen and never
     /// stands for one: a parabola through a range that wavers about a constant one (a far vehicle
@@ -48,11 +49,13 @@ struct RangeHistory: Sendable {
         // Only a closing: a new track's range settling upwards and then levelling off is an
         // opening line under a parabola that bends towards us, a closing acceleration out of nothing.
         if line.speed > 0, span >= configuration.accelerationMinimumSpanSeconds, samples.count >= Self.minimumAccelerationSamples,
-            let parabola = fitParabola(at: newest.x, noiseVariance: noise),
-            abs(parabola.acceleration) > configuration.accelerationSignificance * parabola.accelerationError
+            let bend = configuration.accelerationOnsetMinimumSeconds > 0
+                ? fitBentLine(at: newest.x, minimumAfterOnset: configuration.accelerationOnsetMinimumSeconds, noiseVariance: noise)
+                : fitParabola(at: newest.x, noiseVariance: noise),
+            abs(bend.acceleration) > configuration.accelerationSignificance * bend.accelerationError
         {
             let limit = configuration.maximumClosingAcceleration
-            return ClosingKinematics(speed: parabola.speed, acceleration: min(max(parabola.acceleration, -limit), limit))
+            return ClosingKinematics(speed: bend.speed, acceleration: min(max(bend.acceleration, -limit), limit))
         }
         // Without a telling acceleration the straight line is the better speed: the parabola's
         // slope at its end is several times noisier.
@@ -97,6 +100,49 @@ struct RangeHistory: Sendable {
         }
         let variance = max(n > 2 ? residuals / (n - 2) : 0, noiseVariance)
         return (speed: -slope, speedError: (variance / stt).squareRoot())
+    }
+
+    /// The least-squares line that bends into a parabola at an onset,
+    /// `R = c0 + c1·(t' − t) + c2·max(0, t' − onset)²`, the onset being the sample time, at least
+    /// `minimumAfterOnset` before `t`, that leaves the smallest residuals (the earliest on a tie;
+    /// at the oldest sample it is the parabola of `fitParabola`): its closing speed at `t`, its
+    /// closing acceleration and that acceleration's standard error (with the residuals' variance
+    /// floored at `noiseVariance`).
+    private func fitBentLine(at t: Double, minimumAfterOnset: Double, noiseVariance: Double)
+        -> (speed: Double, acceleration: Double, accelerationError: Double)?
+    {
+        var best: (residuals: Double, speed: Double, acceleration: Double, accelerationVariance: Double)?
+        for onset in samples.map(\.x) where t - onset >= minimumAfterOnset - 1e-9 {
+            // Normal equations of the regressors 1, t' − t and max(0, t' − onset)².
+            var a = SIMD3<Double>.zero, d = 0.0, e = 0.0, f = 0.0, b = SIMD3<Double>.zero
+            for s in samples {
+                let x = SIMD3(1, s.x - t, max(0, s.x - onset) * max(0, s.x - onset))
+                a += x[0] * x
+                d += x[1] * x[1]
+                e += x[1] * x[2]
+                f += x[2] * x[2]
+                b += s.y * x
+            }
+            // The symmetric matrix [[a0, a1, a2], [a1, d, e], [a2, e, f]], inverted by cofactors.
+            let c00 = d * f - e * e, c01 = a[2] * e - a[1] * f, c02 = a[1] * e - a[2] * d
+            let c11 = a[0] * f - a[2] * a[2], c12 = a[1] * a[2] - a[0] * e, c22 = a[0] * d - a[1] * a[1]
+            let determinant = a[0] * c00 + a[1] * c01 + a[2] * c02
+            guard determinant > 1e-12 * max(1, a[0] * d * f) else { continue }
+            let k1 = (c01 * b[0] + c11 * b[1] + c12 * b[2]) / determinant
+            let k2 = (c02 * b[0] + c12 * b[1] + c22 * b[2]) / determinant
+            let k0 = (c00 * b[0] + c01 * b[1] + c02 * b[2]) / determinant
+            var residuals = 0.0
+            for s in samples {
+                let bent = max(0, s.x - onset)
+                let r = s.y - (k0 + k1 * (s.x - t) + k2 * bent * bent)
+                residuals += r * r
+            }
+            guard residuals < (best?.residuals ?? .infinity) else { continue }
+            best = (residuals, -(k1 + 2 * k2 * (t - onset)), -2 * k2, c22 / determinant)
+        }
+        guard let best else { return nil }
+        let variance = max(best.residuals / (Double(samples.count) - 3), noiseVariance)
+        return (best.speed, best.acceleration, 2 * (variance * best.accelerationVariance).squareRoot())
     }
 
     /// The least-squares parabola `R = c0 + c1·u + c2·u²` in `u = t − mean(t)`: its closing speed at
