@@ -91,6 +91,7 @@ struct ClosingKinematicsTests {
         // 2.94 m/s² (tolerance 1e-9).
         var configuration = EventScene.exactRanges
         configuration.kinematicsWindowSeconds = 3
+        configuration.accelerationOnsetMinimumSeconds = 0
         let ranges = history(frames: 31, window: 3) { 30 - 0.5 * 2.94 * max(0, $0 - 1) * max(0, $0 - 1) }
         let parabola = try #require(ranges.closing(configuration: configuration))
         #expect(abs((parabola.acceleration ?? .nan) - 2.30) <= 0.01 && abs(parabola.speed - 5.21) <= 0.01)
@@ -127,9 +128,11 @@ struct ClosingKinematicsTests {
         let closing = try #require(noisy.closing(configuration: EventScene.exactRanges))
         #expect(closing.acceleration == nil)
         #expect(abs(closing.speed - 8) <= 1e-9)
-        // With the significance test off, the noise's acceleration is used as it is.
+        // With the significance test off, the noise's acceleration is used as it is: the
+        // parabola's worked above (the bent line's onset would chase the alternating noise).
         var always = EventScene.exactRanges
         always.accelerationSignificance = 0
+        always.accelerationOnsetMinimumSeconds = 0
         #expect(abs((noisy.closing(configuration: always)?.acceleration ?? .nan) + 0.261) <= 0.005)
     }
 

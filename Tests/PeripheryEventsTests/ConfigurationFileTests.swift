@@ -26,8 +26,8 @@ struct ConfigurationFileTests {
     @Test func everyFieldIsASetting() throws {
         let fields: [(String, String)] = [
             ("egoFrontMetres", "2"), ("corridorWidthMetres", "3"), ("maximumRangeMetres", "50"), ("minimumMovingSpeed", "2"),
-            ("kinematicsWindowSeconds", "3"), ("accelerationMinimumSpanSeconds", "1"), ("accelerationSignificance", "4"),
-            ("accelerationOnsetMinimumSeconds", "0.5"),
+            ("kinematicsWindowSeconds", "2.5"), ("accelerationMinimumSpanSeconds", "1"), ("accelerationSignificance", "4"),
+            ("accelerationOnsetMinimumSeconds", "0.7"),
             ("minimumSpeedSpanSeconds", "0.7"), ("speedSignificance", "3"), ("rangeNoiseMetres", "0.4"),
             ("rangeNoiseGrowth", "0.002"), ("farEdgeMarginMetres", "2"), ("continuitySeconds", "2"), ("continuityRangeMetres", "3"),
             ("continuityRangeFraction", "0.2"), ("continuityRangeSigmas", "2"), ("continuityLateralMetres", "1.5"),

@@ -50,6 +50,7 @@ enum EventScene {
         var configuration = exactRanges
         configuration.kinematicsWindowSeconds = 0.2
         configuration.accelerationMinimumSpanSeconds = 0.2
+        configuration.accelerationOnsetMinimumSeconds = 0
         return configuration
     }
 

@@ -16,7 +16,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// Below this ego speed the ego counts as stopped: its path is straight and time headway is none.
     public var minimumMovingSpeed = 1.0
     /// Span of the range history that closing speed and acceleration are fitted over.
-    public var kinematicsWindowSeconds = 2.0
+    public var kinematicsWindowSeconds = 3.0
     /// Shortest history span over which a closing acceleration is fitted; shorter histories give a
     /// closing speed alone.
     public var accelerationMinimumSpanSeconds = 1.5
@@ -28,7 +28,7 @@ public struct SafetyEventConfiguration: Sendable, Hashable {
     /// squares among the samples at least this long before the newest. A parabola over the whole
     /// window bends less than the lead while the window still holds ranges from before its
     /// braking; the bent line does not. 0: a parabola over the whole window.
-    public var accelerationOnsetMinimumSeconds = 0.0
+    public var accelerationOnsetMinimumSeconds = 0.5
     /// Shortest history span that gives a closing speed at all.
     public var minimumSpeedSpanSeconds = 0.5
     /// The fitted closing speed is known only when it is at least this many standard errors away
