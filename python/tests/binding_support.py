@@ -9,7 +9,7 @@ Comparison rule (as Tests/e2e/detections.py holds the C API to the CLI): the sam
 float32 (the detector's type, which the CLI prints in Swift's shortest round-trip form); box fields,
 track fields and timestamps equal as doubles (printed in the shortest round-trip form, so parsing
 gives the very double). No tolerance is needed: the CLI and the binding run the same library code
-on the same pixels.
+on the same pixels with the same number of threads (FP32's sums may round differently on another).
 """
 
 from __future__ import annotations
