@@ -112,11 +112,15 @@ struct RangeHistory: Sendable {
         -> (speed: Double, acceleration: Double, accelerationError: Double)?
     {
         var best: (residuals: Double, speed: Double, acceleration: Double, accelerationVariance: Double)?
-        for onset in samples.map(\.x) where t - onset >= minimumAfterOnset - 1e-9 {
+        // Each sample time is a candidate onset; iterating the samples, not a mapped copy of their
+        // times, keeps this per-frame fit free of allocations.
+        for candidate in samples where t - candidate.x >= minimumAfterOnset - 1e-9 {
+            let onset = candidate.x
             // Normal equations of the regressors 1, t' − t and max(0, t' − onset)².
             var a = SIMD3<Double>.zero, d = 0.0, e = 0.0, f = 0.0, b = SIMD3<Double>.zero
             for s in samples {
-                let x = SIMD3(1, s.x - t, max(0, s.x - onset) * max(0, s.x - onset))
+                let bent = max(0, s.x - onset)
+                let x = SIMD3(1, s.x - t, bent * bent)
                 a += x[0] * x
                 d += x[1] * x[1]
                 e += x[1] * x[2]
