@@ -50,6 +50,9 @@ public struct SceneRenderer: Sendable, Hashable {
 
     /// Renders a scene through a camera and labels its vehicles.
     public func render(_ scene: SyntheticScene, intrinsics: CameraIntrinsics, pose: MountPose) -> SyntheticFrame {
+        if let appearance = scene.appearance {
+            return renderStructured(scene, appearance: appearance, intrinsics: intrinsics, pose: pose)
+        }
         let camera = RayCamera(intrinsics: intrinsics, pose: pose)
         let width = intrinsics.width, height = intrinsics.height
         var pixels = [UInt8](repeating: 0, count: width * height * 3)

@@ -19,6 +19,9 @@ public struct SceneSampler: Sendable, Hashable {
     /// (the default) no extra random numbers are drawn, so the default scenes stay as they were.
     public var nearTwoWheelers: Int
 
+    /// The material of the vehicles' main bodies (the structured world paints lamps and plates).
+    public var bodyMaterial: SurfaceMaterial = .plain
+
     /// Forward range of the ``nearTwoWheelers``, metres.
     public static let nearRange: ClosedRange<Double> = 5.5...10.5
 
@@ -196,6 +199,6 @@ public struct SceneSampler: Sendable, Hashable {
             * rng.uniform(0.85, 1.1)
         return SyntheticVehicle(
             vehicleClass: kind, x: x, y: y, yaw: yaw, size: size, paint: paint, variant: rng.uniform(0, 1),
-            isParked: parked)
+            isParked: parked, bodyMaterial: bodyMaterial)
     }
 }

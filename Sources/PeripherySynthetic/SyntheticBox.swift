@@ -17,13 +17,15 @@ public struct SyntheticBox: Sendable, Hashable {
     public var glassBand: ClosedRange<Double>?
     /// Whether the surface is rubber-dark and unshaded by texture (wheels).
     public var isRubber: Bool
+    /// What the surface is made of: the texture the structured world gives it.
+    public var material: SurfaceMaterial
     let cosYaw: Double
     let sinYaw: Double
 
     /// Creates a box from its centre, full extents (length, width, height) and heading.
     public init(
         centre: SIMD3<Double>, size: SIMD3<Double>, yaw: Double, colour: SIMD3<Double>,
-        glassBand: ClosedRange<Double>? = nil, isRubber: Bool = false
+        glassBand: ClosedRange<Double>? = nil, isRubber: Bool = false, material: SurfaceMaterial = .plain
     ) {
         self.centre = centre
         halfExtents = size / 2
@@ -31,6 +33,7 @@ public struct SyntheticBox: Sendable, Hashable {
         self.colour = colour
         self.glassBand = glassBand
         self.isRubber = isRubber
+        self.material = material
         cosYaw = cos(yaw)
         sinYaw = sin(yaw)
     }
@@ -64,6 +67,14 @@ public struct SyntheticBox: Sendable, Hashable {
         }
         guard tNear > 1e-6, tNear < tMax else { return nil }
         return BoxHit(t: tNear, axis: axis, sign: ld[axis] > 0 ? -1 : 1)
+    }
+
+    /// A vehicle-frame point in the box's own axes (along its heading, across it, up), from its
+    /// centre.
+    @inline(__always)
+    func local(_ point: SIMD3<Double>) -> SIMD3<Double> {
+        let p = point - centre
+        return SIMD3(cosYaw * p.x + sinYaw * p.y, -sinYaw * p.x + cosYaw * p.y, p.z)
     }
 
     /// The outward normal in the vehicle frame of the face named by a hit.

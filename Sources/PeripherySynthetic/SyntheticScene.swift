@@ -24,6 +24,10 @@ public struct SyntheticScene: Sendable, Hashable {
     public var props: [SyntheticBox]
     /// Labelled vehicles.
     public var vehicles: [SyntheticVehicle]
+    /// Tree crowns and bushes (the structured world's; none in the basic world).
+    public var crowns: [FoliageCrown]
+    /// The structured world's light, road wear and camera; `nil` for the basic world's look.
+    public var appearance: SceneAppearance?
     /// For a frame of a drive: where the vehicle frame sits on a curved road in the world. Road
     /// markings then follow `placement.centreline` and surface textures stay fixed to the world, so
     /// that consecutive frames show the same texture moving (optical flow is exact). `nil` for a
@@ -35,7 +39,8 @@ public struct SyntheticScene: Sendable, Hashable {
         seed: UInt64, road: SyntheticRoad, skyTop: SIMD3<Double> = SIMD3(0.35, 0.52, 0.8),
         skyHorizon: SIMD3<Double> = SIMD3(0.72, 0.8, 0.88), sunDirection: SIMD3<Double> = SIMD3(0.4, 0.5, 0.77),
         asphalt: SIMD3<Double> = SIMD3(0.33, 0.33, 0.35), verge: SIMD3<Double> = SIMD3(0.27, 0.42, 0.2),
-        paint: SIMD3<Double> = SIMD3(0.92, 0.92, 0.88), props: [SyntheticBox] = [], vehicles: [SyntheticVehicle] = []
+        paint: SIMD3<Double> = SIMD3(0.92, 0.92, 0.88), props: [SyntheticBox] = [], vehicles: [SyntheticVehicle] = [],
+        crowns: [FoliageCrown] = [], appearance: SceneAppearance? = nil
     ) {
         self.seed = seed
         self.road = road
@@ -48,6 +53,8 @@ public struct SyntheticScene: Sendable, Hashable {
         self.paint = paint
         self.props = props
         self.vehicles = vehicles
+        self.crowns = crowns
+        self.appearance = appearance
         placement = nil
     }
 }

@@ -24,10 +24,11 @@ public struct SyntheticVehicle: Sendable, Hashable {
     /// Builds a vehicle and its parts from its class, pose, size and paint colour.
     ///
     /// `variant` in 0…1 picks the body style (for example hatchback, saloon or van for a light
-    /// vehicle; lorry or bus for a large one).
+    /// vehicle; lorry or bus for a large one). `bodyMaterial` is the main body's (the structured
+    /// world paints lamps and plates on it).
     public init(
         vehicleClass: VehicleClass, x: Double, y: Double, yaw: Double, size: SIMD3<Double>,
-        paint: SIMD3<Double>, variant: Double = 0.5, isParked: Bool = false
+        paint: SIMD3<Double>, variant: Double = 0.5, isParked: Bool = false, bodyMaterial: SurfaceMaterial = .plain
     ) {
         self.vehicleClass = vehicleClass
         self.x = x
@@ -36,7 +37,7 @@ public struct SyntheticVehicle: Sendable, Hashable {
         self.size = size
         self.isParked = isParked
         parts = SyntheticVehicle.buildParts(
-            vehicleClass, x: x, y: y, yaw: yaw, size: size, paint: paint, variant: variant)
+            vehicleClass, x: x, y: y, yaw: yaw, size: size, paint: paint, variant: variant, bodyMaterial: bodyMaterial)
     }
 
     /// The labelled box (centre z = height / 2, on the road plane).
@@ -66,17 +67,17 @@ public struct SyntheticVehicle: Sendable, Hashable {
     /// lateral offset, bottom, top, length, width).
     static func buildParts(
         _ kind: VehicleClass, x: Double, y: Double, yaw: Double, size: SIMD3<Double>,
-        paint: SIMD3<Double>, variant: Double
+        paint: SIMD3<Double>, variant: Double, bodyMaterial: SurfaceMaterial = .plain
     ) -> [SyntheticBox] {
         let c = cos(yaw), s = sin(yaw)
         let l = size.x, w = size.y, h = size.z
         func part(
             _ dx: Double, _ dy: Double, _ z0: Double, _ z1: Double, _ pl: Double, _ pw: Double,
-            _ colour: SIMD3<Double>, glass: ClosedRange<Double>? = nil, rubber: Bool = false
+            _ colour: SIMD3<Double>, glass: ClosedRange<Double>? = nil, rubber: Bool = false, material: SurfaceMaterial = .plain
         ) -> SyntheticBox {
             SyntheticBox(
                 centre: SIMD3(x + c * dx - s * dy, y + s * dx + c * dy, (z0 + z1) / 2),
-                size: SIMD3(pl, pw, z1 - z0), yaw: yaw, colour: colour, glassBand: glass, isRubber: rubber)
+                size: SIMD3(pl, pw, z1 - z0), yaw: yaw, colour: colour, glassBand: glass, isRubber: rubber, material: material)
         }
         var boxes: [SyntheticBox] = []
         switch kind {
@@ -88,7 +89,7 @@ public struct SyntheticVehicle: Sendable, Hashable {
                 }
             }
             let beltline = 0.55 * h
-            boxes.append(part(0, 0, 0.55 * r, beltline, l, w, paint))
+            boxes.append(part(0, 0, 0.55 * r, beltline, l, w, paint, material: bodyMaterial))
             // Van (long cabin), saloon or hatchback (shorter, further back).
             let cabinLength = variant > 0.75 ? 0.85 * l : (0.5 + 0.15 * variant) * l
             let cabinOffset = variant > 0.75 ? -0.05 * l : -0.08 * l
@@ -106,10 +107,10 @@ public struct SyntheticVehicle: Sendable, Hashable {
             }
             if variant > 0.6 {
                 // Bus: one body with a long window band.
-                boxes.append(part(0, 0, 0.45, h, l, w, paint, glass: (0.55 * h)...(0.85 * h)))
+                boxes.append(part(0, 0, 0.45, h, l, w, paint, glass: (0.55 * h)...(0.85 * h), material: bodyMaterial))
             } else {
                 let cab = 2.3
-                boxes.append(part(l / 2 - cab / 2, 0, 0.45, 0.8 * h, cab, w, paint, glass: (0.5 * h)...(0.75 * h)))
+                boxes.append(part(l / 2 - cab / 2, 0, 0.45, 0.8 * h, cab, w, paint, glass: (0.5 * h)...(0.75 * h), material: bodyMaterial))
                 let cargoColour = variant > 0.3 ? SIMD3<Double>(0.85, 0.85, 0.83) : paint * 0.8
                 boxes.append(part(-cab / 2 - 0.1, 0, 0.9, h, l - cab - 0.2, w, cargoColour))
                 boxes.append(part(-cab / 2, 0, 0.45, 0.9, l - cab, 0.6 * w, trim))

@@ -3,6 +3,7 @@ extension SynthCommand {
     static let help = """
         USAGE: periphery synth --frames N --seed S --out DIR [--sequence --fps F] [--width W --height H]
                                [--pitch DEG --yaw DEG --roll DEG --height-m M] [--blur SIGMA] [--near-two-wheelers N]
+                               [--world basic|structured]
                                [--kitti] [--cityscapes3d] [--network-inputs]
                                [--scenario NAME [--ego-speed M/S] [--lead-speed M/S] [--gap M] [--lead-decel M/S2]]
 
@@ -51,6 +52,11 @@ extension SynthCommand {
           --near-two-wheelers N
                             place N two-wheelers in the lanes 5.5-10.5 m ahead of every scene
                             before its other traffic (training data for the near field; default 0)
+          --world W         basic (default): simple solids under Lambert light; structured: the same
+                            road and traffic among barriers, guard rails, sidewalks, signs, gantries,
+                            trees with cast shadows, walls, pedestrians and clutter, on a worn road,
+                            through a camera with hood, glare, blur, lens distortion, noise and JPEG
+                            (single frames only)
           --kitti           also write the KITTI object layout (image_2/, label_2/, calib/, mount.json)
           --cityscapes3d    also write the Cityscapes 3D layout (leftImg8bit/, camera/, gtBbox3d/)
           --network-inputs  also write DIR/network/NNNNNN.bin, the engine's network input and

@@ -11,7 +11,7 @@ enum SynthCommand: Command {
         let args = try Arguments(
             arguments,
             options: Set(
-                ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers"] + scenarioOptions),
+                ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers", "world"] + scenarioOptions),
             flags: ["network-inputs", "sequence", "kitti", "cityscapes3d"])
         try args.expectNoPositional()
         _ = try args.required("frames")
@@ -32,7 +32,9 @@ enum SynthCommand: Command {
         try dataset.writeCommand(command(arguments))
         let blur = try args.number("blur", default: 0, in: 0...20)
         let sampler = SceneSampler(nearTwoWheelers: Int(try args.number("near-two-wheelers", default: 0, in: 0...8)))
+        let world = try world(args)
         if args.flag("sequence") {
+            guard world == .basic else { throw CLIError("--world \(world.rawValue) renders single frames; --sequence needs --world basic") }
             return try sequence(
                 args, frames: frames, seed: seed, camera: camera, dataset: dataset, blur: blur, sampler: sampler, scenario: scenario)
         }
@@ -46,7 +48,7 @@ enum SynthCommand: Command {
             var options = SceneRenderer.Options()
             options.noiseSeed = frameSeed
             options.blurSigma = blur
-            let frame = SceneRenderer(options: options).render(sampler.scene(seed: frameSeed), intrinsics: setup.intrinsics, pose: setup.pose)
+            let frame = SceneRenderer(options: options).render(world.scene(seed: frameSeed, traffic: sampler), intrinsics: setup.intrinsics, pose: setup.pose)
             try dataset.write(index: index, image: frame.image, setup: setup, labels: frame.visibleLabels)
             if args.flag("kitti") {
                 try KITTIObjectFormat.write(index: index, dataset: dataset, setup: setup, labels: frame.visibleLabels)
@@ -64,6 +66,13 @@ enum SynthCommand: Command {
         progress.finish()
         printError("\(frames) frames, \(vehicles) visible vehicles -> \(out)")
         return 0
+    }
+
+    /// The `--world` option: `basic` (the default) or `structured`.
+    static func world(_ args: Arguments) throws(CLIError) -> SyntheticWorld {
+        guard let name = args.value("world") else { return .basic }
+        guard let world = SyntheticWorld(rawValue: name) else { throw CLIError("--world must be basic or structured, got '\(name)'") }
+        return world
     }
 
     /// The command line as `synth.json` records it: `periphery synth` and the arguments, without

@@ -2,7 +2,7 @@ import Foundation
 import PeripheryCore
 import PeripheryGeometry
 
-/// Reads PNG and JPEG files into `RGBImage` and writes `RGBImage` as PNG.
+/// Reads PNG and JPEG files into `RGBImage`, writes `RGBImage` as PNG and encodes it as JPEG in memory.
 ///
 /// The format is chosen by the file's first bytes (`ImageFormat.sniff`), never by its extension.
 /// Every picture comes back as packed 8-bit RGB:
@@ -47,6 +47,13 @@ public enum ImageFile {
             }
         }
         return try result.get()
+    }
+
+    /// Encodes `image` as a baseline JPEG of `quality` (1–100, clamped), in memory.
+    ///
+    /// - Throws: `ImageError.corrupt` when libjpeg refuses the picture.
+    public static func encodeJPEG(_ image: RGBImage, quality: Int) throws(ImageError) -> Data {
+        Data(try JPEGCodec.encode(image, quality: max(1, min(100, quality)), name: "JPEG in memory"))
     }
 
     /// Writes `image` as an 8-bit RGB PNG, atomically (`AtomicFile`): a reader never sees a partial
