@@ -37,7 +37,11 @@ struct StructuredShader {
             return geometry.crowns[crown].colour * (0.45 + 0.9 * leaves) * light
         }
         var colour = ground(point)
-        for caster in geometry.shadows { colour *= caster.attenuation(at: SIMD2(point.x, point.y)) }
+        // Under a car the road sees almost no sky: the contact shadow, twice.
+        for caster in geometry.shadows {
+            let occlusion = caster.attenuation(at: SIMD2(point.x, point.y))
+            colour *= occlusion * occlusion
+        }
         return colour * light
     }
 

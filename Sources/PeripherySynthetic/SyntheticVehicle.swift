@@ -89,10 +89,20 @@ public struct SyntheticVehicle: Sendable, Hashable {
                 }
             }
             let beltline = 0.55 * h
-            boxes.append(part(0, 0, 0.55 * r, beltline, l, w, paint, material: bodyMaterial))
             // Van (long cabin), saloon or hatchback (shorter, further back).
             let cabinLength = variant > 0.75 ? 0.85 * l : (0.5 + 0.15 * variant) * l
             let cabinOffset = variant > 0.75 ? -0.05 * l : -0.08 * l
+            if bodyMaterial == .plain {
+                boxes.append(part(0, 0, 0.55 * r, beltline, l, w, paint))
+            } else {
+                // Bumpers stand out of the body's ends and mirrors out of the cabin's sides.
+                boxes.append(part(0, 0, 0.55 * r, beltline, l - 0.14, w, paint, material: bodyMaterial))
+                let bumper = variant < 0.5 ? trim : paint * 0.9
+                for sx in [-1.0, 1.0] {
+                    boxes.append(part(sx * (l / 2 - 0.07), 0, 0.55 * r, 0.55 * r + 0.3, 0.14, w - 0.1, bumper))
+                    boxes.append(part(cabinOffset + cabinLength / 2 - 0.15, sx * (w / 2 - 0.06), beltline + 0.02, beltline + 0.15, 0.12, 0.12, paint))
+                }
+            }
             boxes.append(
                 part(
                     cabinOffset, 0, beltline, h, cabinLength, 0.9 * w, paint,
