@@ -52,7 +52,7 @@ def main():
         for vehicle in label["vehicles"]:
             x0, y0, x1, y1 = vehicle["box"]
             point = ground_point(calibration, (x0 + x1) / 2, y1)
-            vehicle["x_m"], vehicle["y_m"] = (None, None) if point is None else (round(point[0], 2), round(point[1], 2))
+            vehicle["x_m"], vehicle["y_m"] = (None, None) if point is None else (round(point[0], 3), round(point[1], 3))
             if point is None or y1 - y0 < MIN_HEIGHT:
                 vehicle["dont_care"] = True
         path.write_text(json.dumps(label, indent=1) + "\n")
