@@ -27,10 +27,10 @@ struct RealFrameLabelsTests {
 
     @Test func theShippedSetReadsAndItsContactPointsLieUnderTheirBoxes() throws {
         let set = try RealFrameSet(path: repositoryPath("Tests/real"))
-        #expect(set.labelFiles.count == 35)
+        #expect(set.labelFiles.count == 40)
         let frames = try set.labelFiles.map { try set.read($0) }
         #expect(Set(frames.map(\.camera)) == ["A", "B", "C", "D"])
-        #expect(frames.map(\.vehicles.count).reduce(0, +) == 196)
+        #expect(frames.map(\.vehicles.count).reduce(0, +) == 270)
     }
 
     @Test func aGoodFileReads() throws {
