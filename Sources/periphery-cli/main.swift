@@ -3,7 +3,8 @@ import Foundation
 /// `periphery`: a thin command line over the Periphery libraries.
 let commands: [any Command.Type] = [
     SelfCheckCommand.self, DetectCommand.self, RunCommand.self, TrackCommand.self, LUTCommand.self, DecodeCommand.self,
-    SynthCommand.self, EvalCommand.self, EvalEventsCommand.self, CalibrateCommand.self, ForwardCommand.self, BenchCommand.self, SoakCommand.self,
+    SynthCommand.self, EvalCommand.self, EvalRealCommand.self, EvalEventsCommand.self, CalibrateCommand.self, ForwardCommand.self, BenchCommand.self,
+    SoakCommand.self,
     InfoCommand.self, QuantizeCommand.self, PrepareCommand.self,
 ]
 
