@@ -62,8 +62,9 @@ public struct CameraEffects: Sendable, Hashable {
         let reach = max(k.cx, Double(k.width) - k.cx) / k.fx, rise = max(k.cy, Double(k.height) - k.cy) / k.fy
         let scale = 1 - radialDistortion * (reach * reach + rise * rise)
         let padX = Int(((scale - 1) * reach * k.fx).rounded(.up)) + 2, padY = Int(((scale - 1) * rise * k.fy).rounded(.up)) + 2
-        return (try? CameraIntrinsics(
-            fx: k.fx, fy: k.fy, cx: k.cx + Double(padX), cy: k.cy + Double(padY), width: k.width + 2 * padX, height: k.height + 2 * padY))
+        return
+            (try? CameraIntrinsics(
+                fx: k.fx, fy: k.fy, cx: k.cx + Double(padX), cy: k.cy + Double(padY), width: k.width + 2 * padX, height: k.height + 2 * padY))
             ?? intrinsics
     }
 

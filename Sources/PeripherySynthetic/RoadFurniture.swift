@@ -69,7 +69,8 @@ enum RoadFurniture {
         var x = start
         while x < end {
             boxes.append(
-                SyntheticBox(centre: SIMD3(x, face + side * 0.25, 1.16), size: SIMD3(0.06, 0.06, 0.32), yaw: 0, colour: SIMD3(repeating: 0.5), material: .metal))
+                SyntheticBox(centre: SIMD3(x, face + side * 0.25, 1.16), size: SIMD3(0.06, 0.06, 0.32), yaw: 0, colour: SIMD3(repeating: 0.5), material: .metal)
+            )
             x += 2
         }
         return boxes

@@ -146,7 +146,11 @@ struct RoadsideDraw {
             props += RoadFurniture.wall(
                 from: RoadsideDraw.start, to: RoadsideDraw.end, face: outer + side * 0.5, side: side, height: height, material: .foliage,
                 colour: SIMD3(rng.uniform(0.12, 0.25), rng.uniform(0.25, 0.4), rng.uniform(0.08, 0.16))
-            ).map { var hedge = $0; hedge.halfExtents.y = 0.5; return hedge }
+            ).map {
+                var hedge = $0
+                hedge.halfExtents.y = 0.5
+                return hedge
+            }
         }
     }
 

@@ -175,8 +175,8 @@ private func contains(_ box: SyntheticBox, _ point: SIMD3<Double>, margin: Doubl
                 let t = -camera.centre.z / d.z
                 let point = camera.centre + t * d
                 guard wall.intersect(origin: camera.centre, direction: d, tMax: t) == nil, abs(point.y) < 4, point.x > 8, point.x < 40,
-                road.lines.allSatisfy({ abs(point.y - $0.y) > 0.3 })
-            else { continue }
+                    road.lines.allSatisfy({ abs(point.y - $0.y) > 0.3 })
+                else { continue }
                 let i = (row * k.width + column) * 3
                 let grey = Double(frame.image.pixels[i]) + Double(frame.image.pixels[i + 1]) + Double(frame.image.pixels[i + 2])
                 if wall.intersect(origin: point, direction: sun, tMax: .infinity) != nil { shaded.append(grey) } else { lit.append(grey) }
