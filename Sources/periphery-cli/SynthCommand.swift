@@ -11,7 +11,8 @@ enum SynthCommand: Command {
         let args = try Arguments(
             arguments,
             options: Set(
-                ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers", "world"] + scenarioOptions),
+                ["frames", "seed", "out", "width", "height", "pitch", "yaw", "roll", "height-m", "fps", "blur", "near-two-wheelers", "world"]
+                    + scenarioOptions),
             flags: ["network-inputs", "sequence", "kitti", "cityscapes3d"])
         try args.expectNoPositional()
         _ = try args.required("frames")
