@@ -29,13 +29,15 @@ enum SynthCommand: Command {
             height: Int(try args.number("height", default: 400, in: 64...4096)),
             pitchDegrees: try optional("pitch", -25...25), rollDegrees: try optional("roll", -25...25),
             yawDegrees: try optional("yaw", -25...25), heightMetres: try optional("height-m", 0.31...2.99))
+        let world = try world(args)
+        if args.flag("sequence"), world != .basic {
+            throw CLIError("--world \(world.rawValue) renders single frames; --sequence needs --world basic")
+        }
         let dataset = SyntheticDataset(path: out)
         try dataset.writeCommand(command(arguments))
         let blur = try args.number("blur", default: 0, in: 0...20)
         let sampler = SceneSampler(nearTwoWheelers: Int(try args.number("near-two-wheelers", default: 0, in: 0...8)))
-        let world = try world(args)
         if args.flag("sequence") {
-            guard world == .basic else { throw CLIError("--world \(world.rawValue) renders single frames; --sequence needs --world basic") }
             return try sequence(
                 args, frames: frames, seed: seed, camera: camera, dataset: dataset, blur: blur, sampler: sampler, scenario: scenario)
         }

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from compare_with_labels import recall_of
 from detections import assert_matches_manifest
@@ -179,6 +180,26 @@ def test_synth_rejects_scenario_options_that_do_not_apply(periphery, tmp_path):
     fails([*common, "--scenario", "lvd", "--ego-speed", "-3"], 1, "--ego-speed must be within")
     fails([*common, "--scenario", "lvx"], 1, "unknown scenario 'lvx'")
     fails([*common, "--gap", "10"], 1, "--gap needs --scenario")
+    assert not (tmp_path / "never").exists()
+
+
+def test_synth_structured_world_writes_the_native_layout(periphery, tmp_path):
+    """--world structured writes what --world basic writes (PIL reads the pictures at the calibration's size), and
+    `eval` reads it back; a bad world and --sequence with it are errors that name the option and write nothing."""
+    out = tmp_path / "structured"
+    run([periphery, "synth", "--world", "structured", "--frames", "2", "--seed", "3", "--width", "320", "--height", "200",
+         "--network-inputs", "--out", out])
+    for folder, ext in (("images", "png"), ("calibration", "json"), ("labels", "json"), ("network", "bin")):
+        assert sorted(p.name for p in (out / folder).iterdir()) == [f"{i:06d}.{ext}" for i in range(2)], folder
+    for i in range(2):
+        calibration = json.loads((out / "calibration" / f"{i:06d}.json").read_text())["intrinsics"]
+        assert Image.open(out / "images" / f"{i:06d}.png").size == (calibration["width"], calibration["height"]) == (320, 200)
+        for vehicle in json.loads((out / "labels" / f"{i:06d}.json").read_text())["vehicles"]:
+            assert vehicle["label"] in (0, 1, 2) and vehicle["visible_pixels"] >= 40, vehicle
+    assert set(json.loads(run([periphery, "eval", "--data", out, "--json"]).stdout)) >= EVAL_KEYS
+    common = [periphery, "synth", "--frames", "1", "--seed", "3", "--out", tmp_path / "never"]
+    fails([*common, "--world", "blocks"], 1, "--world must be basic or structured, got 'blocks'")
+    fails([*common, "--world", "structured", "--sequence"], 1, "--sequence needs --world basic")
     assert not (tmp_path / "never").exists()
 
 
