@@ -187,4 +187,37 @@ private func contains(_ box: SyntheticBox, _ point: SIMD3<Double>, margin: Doubl
         let expected = (0.3 + 0.7 * sin(elevation)) / 0.3
         #expect(abs(ratio / expected - 1) < 0.04, "lit/shaded \(ratio), expected \(expected)")
     }
+    /// The lens moves a vehicle's pixels where OpenCV's radial model puts them: the centroid of a
+    /// two-wheeler's ids in a frame with k1 = −0.1 sits at xd = xu (1 + k1 ru²) of its centroid
+    /// through the pinhole (normalised coordinates), within 1 px (the lens inverts the model to
+    /// first order, which is off by k1² r⁵: up to 0.9 px in this frame's corners); the labels' boxes
+    /// stay the same.
+    @Test(arguments: [SIMD2(6.0, 2.2), SIMD2(7.0, -2.4), SIMD2(9.0, 3.0)])
+    func theLensMovesPixelsAsOpenCVsRadialModelSays(position: SIMD2<Double>) throws {
+        let (k, pose) = try smallCamera()
+        let car = SyntheticVehicle(
+            vehicleClass: .twoWheeler, x: position.x, y: position.y, yaw: 0, size: SIMD3(2.0, 0.8, 1.6), paint: SIMD3(0.7, 0.1, 0.1))
+        var scene = SyntheticScene(seed: 3, road: SyntheticRoad(laneCount: 2, oppositeLanes: 1, laneWidth: 3.5, rightEdge: -1.75, shoulderWidth: 1))
+        scene.vehicles = [car]
+        scene.appearance = SceneAppearance()
+        func centroid(_ frame: SyntheticFrame) -> SIMD2<Double> {
+            var sum = SIMD2<Double>.zero, count = 0.0
+            for (index, id) in frame.vehicleIDs.enumerated() where id == 0 {
+                sum += SIMD2(Double(index % k.width) + 0.5, Double(index / k.width) + 0.5)
+                count += 1
+            }
+            return sum / count
+        }
+        let pinhole = SceneRenderer().render(scene, intrinsics: k, pose: pose)
+        scene.appearance?.camera.radialDistortion = -0.1
+        let lens = SceneRenderer().render(scene, intrinsics: k, pose: pose)
+        let u = centroid(pinhole)
+        let xu = (u.x - k.cx) / k.fx, yu = (u.y - k.cy) / k.fy
+        let factor = 1 - 0.1 * (xu * xu + yu * yu)
+        let expected = SIMD2(xu * factor * k.fx + k.cx, yu * factor * k.fy + k.cy)
+        let moved = centroid(lens)
+        #expect(((moved - expected) * (moved - expected)).sum().squareRoot() < 1, "\(moved) against \(expected) (pinhole \(u))")
+        #expect(((moved - u) * (moved - u)).sum().squareRoot() > 1.5, "the lens moved \(u) to \(moved) only")
+        #expect(lens.labels[0].box == pinhole.labels[0].box)
+    }
 }
