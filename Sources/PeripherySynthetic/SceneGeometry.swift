@@ -16,6 +16,15 @@ struct RowCandidates {
     var vehicles: [Int]
     var props: [Int]
     var crowns: [Int]
+
+    /// The indices, of each kind, whose rectangles cover pixel row `row`.
+    init(row: Int, vehicles: [ScreenRect?], props: [ScreenRect?], crowns: [ScreenRect?]) {
+        let v = Double(row) + 0.5
+        func covering(_ rects: [ScreenRect?]) -> [Int] { rects.indices.filter { rects[$0]?.coversRow(v) ?? false } }
+        self.vehicles = covering(vehicles)
+        self.props = covering(props)
+        self.crowns = covering(crowns)
+    }
 }
 
 /// A scene's boxes prepared for ray casting through one camera: bounds and parts per vehicle, the
@@ -44,11 +53,7 @@ struct SceneGeometry {
 
     /// The vehicles, props and crowns whose rectangles cover pixel row `row`.
     func candidates(row: Int) -> RowCandidates {
-        let v = Double(row) + 0.5
-        return RowCandidates(
-            vehicles: vehicleRects.indices.filter { vehicleRects[$0]?.coversRow(v) ?? false },
-            props: propRects.indices.filter { propRects[$0]?.coversRow(v) ?? false },
-            crowns: crownRects.indices.filter { crownRects[$0]?.coversRow(v) ?? false })
+        RowCandidates(row: row, vehicles: vehicleRects, props: propRects, crowns: crownRects)
     }
 
     /// The nearest hit of the ray from `origin` along `d` through pixel column `column`: the ground

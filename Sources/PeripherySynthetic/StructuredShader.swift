@@ -25,8 +25,7 @@ struct StructuredShader {
             var colour = material(box, at: point, normal: n, view: view) * light
             if hit.vehicle >= 0, !box.isRubber {
                 // Clear coat and glass mirror the sky and the sun: what paint does and concrete does not.
-                let unit = view / (view * view).sum().squareRoot()
-                let reflected = unit - 2 * (unit * n).sum() * n
+                let reflected = mirrored(view, n)
                 let glint = pow(max(0, (reflected * scene.sunDirection).sum()), 60) * sunlit
                 colour += scene.skyHorizon * 0.07 * (1 - abs(n.z)) + appearance.sunlight * (1.2 * glint)
             }
@@ -43,6 +42,12 @@ struct StructuredShader {
             colour *= occlusion * occlusion
         }
         return colour * light
+    }
+
+    /// The unit direction a ray along `view` leaves a mirror with normal `n` in.
+    private func mirrored(_ view: SIMD3<Double>, _ n: SIMD3<Double>) -> SIMD3<Double> {
+        let unit = view / (view * view).sum().squareRoot()
+        return unit - 2 * (unit * n).sum() * n
     }
 
     /// A box's surface colour before lighting, by its material.
@@ -70,9 +75,7 @@ struct StructuredShader {
             return box.colour * (0.8 + 0.35 * tone)
         case .metal:
             let sheen = SurfaceNoise.value(seed &+ 7, local.x * 0.4, local.z * 2)
-            let unit = view / (view * view).sum().squareRoot()
-            let reflected = unit - 2 * (unit * n).sum() * n
-            return box.colour * (0.75 + 0.4 * sheen) + scene.skyHorizon * (0.25 * max(0, reflected.z + 0.2))
+            return box.colour * (0.75 + 0.4 * sheen) + scene.skyHorizon * (0.25 * max(0, mirrored(view, n).z + 0.2))
         case .foliage:
             return box.colour * (0.4 + 1.0 * SurfaceNoise.solid(seed &+ 9, point * 3.3))
         case .sign:

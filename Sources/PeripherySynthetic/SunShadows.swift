@@ -36,11 +36,7 @@ struct SunShadows {
 
     /// The casters whose shadow rectangles cover pixel row `row`.
     func candidates(row: Int) -> RowCandidates {
-        let v = Double(row) + 0.5
-        return RowCandidates(
-            vehicles: vehicleRects.indices.filter { vehicleRects[$0]?.coversRow(v) ?? false },
-            props: propRects.indices.filter { propRects[$0]?.coversRow(v) ?? false },
-            crowns: crownRects.indices.filter { crownRects[$0]?.coversRow(v) ?? false })
+        RowCandidates(row: row, vehicles: vehicleRects, props: propRects, crowns: crownRects)
     }
 
     /// The share of direct sunlight that reaches `point`, seen through pixel column `column`: 0
