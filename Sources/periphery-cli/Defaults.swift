@@ -72,4 +72,14 @@ enum Defaults {
     static func threads(_ arguments: Arguments) throws(CLIError) -> Int {
         Int(try arguments.number("threads", default: Double(ProcessInfo.processInfo.activeProcessorCount), in: 1...256))
     }
+
+    /// The engine `eval` and `eval-real` score with: `--threads`, `--precision` and `--int8-kernel`,
+    /// decoding at the operating point `threshold` or below (0.5), so that the matcher sees every
+    /// candidate it counts.
+    static func evaluationEngine(_ arguments: Arguments, weights: Safety40Weights, threshold: Float) throws -> PerceptionEngine {
+        try PerceptionEngine(
+            weights: weights, threads: try threads(arguments),
+            settings: DecodeSettings(scoreThreshold: min(threshold, 0.5), rejectImplausible: true),
+            precision: try precision(arguments), int8Kernel: try int8Kernel(arguments))
+    }
 }

@@ -51,11 +51,7 @@ enum EvalCommand: Command {
         let jitter = try args.number("pitch-jitter", default: 0, in: 0...10) * .pi / 180
         var random = SyntheticRandom(seed: 20_260_831)
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
-        // Decode at the operating point or below, so that the matcher sees every candidate it counts.
-        let engine = try PerceptionEngine(
-            weights: weights, threads: try Defaults.threads(args),
-            settings: DecodeSettings(scoreThreshold: min(threshold, 0.5), rejectImplausible: true),
-            precision: try Defaults.precision(args), int8Kernel: try Defaults.int8Kernel(args))
+        let engine = try Defaults.evaluationEngine(args, weights: weights, threshold: threshold)
         var evaluation = DetectionEvaluation(matcher: DetectionMatcher(scoreThreshold: threshold))
         let matchPath = args.value("matches")
         var matchLines: [String] = []

@@ -41,11 +41,7 @@ enum EvalRealCommand: Command {
         let threshold = Float(try args.number("threshold", default: 0.6, in: 0...1))
         let matcher = ImageBoxMatcher(iouThreshold: try args.number("iou", default: ImageBoxMatcher.defaultIoU, in: 0.01...1), scoreThreshold: threshold)
         let weights = try Defaults.loadWeights(try Defaults.weightsPath(args))
-        // Decode at the operating point or below, as `eval` does, so that the matcher sees every candidate it counts.
-        let engine = try PerceptionEngine(
-            weights: weights, threads: try Defaults.threads(args),
-            settings: DecodeSettings(scoreThreshold: min(threshold, 0.5), rejectImplausible: true),
-            precision: try Defaults.precision(args), int8Kernel: try Defaults.int8Kernel(args))
+        let engine = try Defaults.evaluationEngine(args, weights: weights, threshold: threshold)
         var report = ImageBoxReport()
         var lines: [String] = []
         for file in set.labelFiles {
