@@ -28,6 +28,9 @@ public struct StructuredSceneSampler: Sendable, Hashable {
         roadside.draw(&rng)
         scene.props = roadside.props
         scene.crowns = roadside.crowns
+        // Streets queue and park more cars than the basic world's count: one scene in three doubles it.
+        var traffic = self.traffic
+        if rng.chance(0.35) { traffic.maxVehicles *= 2 }
         scene.vehicles = traffic.sampleVehicles(&rng, road: road)
         // Nothing stands inside a vehicle's box (with 0.2 m to spare), so every label stays exact.
         let footprints = scene.vehicles.map(\.footprint)

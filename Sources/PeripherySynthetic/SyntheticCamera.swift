@@ -13,6 +13,9 @@ public struct SyntheticCamera: Sendable, Hashable {
     public var rollDegrees: Double?
     public var yawDegrees: Double?
     public var heightMetres: Double?
+    /// The mount heights drawn when `heightMetres` is `nil`, metres: a windshield phone's by default;
+    /// the structured world also draws the taller vans' and SUVs' (`SyntheticWorld.mountHeights`).
+    public var heightRange: ClosedRange<Double> = 1.0...1.6
 
     /// Creates a sampler for `width × height` frames.
     public init(
@@ -32,7 +35,7 @@ public struct SyntheticCamera: Sendable, Hashable {
     /// The focal length is drawn so that the focal-matched crop always fits the frame
     /// (`fx ≤ 565.6 · width / 512`, down to 55 % of that, i.e. fields of view from about 49° to 82°);
     /// the principal point sits within 2 % of the centre. Pitch −6…+3°, roll and yaw ±2°, height
-    /// 1.0–1.6 m, camera 1.0–2.0 m ahead of the origin.
+    /// from `heightRange` (1.0–1.6 m unless set), camera 1.0–2.0 m ahead of the origin.
     public func draw(_ random: inout SyntheticRandom) throws(CalibrationError) -> CameraSetup {
         let widest = 565.6 * Double(width) / 512
         let f = widest * random.uniform(0.55, 1.0)
@@ -40,7 +43,7 @@ public struct SyntheticCamera: Sendable, Hashable {
         let intrinsics = try CameraIntrinsics(fx: f, fy: f, cx: cx, cy: cy, width: width, height: height)
         let pose = MountPose(
             pitchDegrees: pitchDegrees ?? random.uniform(-6, 3), rollDegrees: rollDegrees ?? random.uniform(-2, 2),
-            yawDegrees: yawDegrees ?? random.uniform(-2, 2), height: heightMetres ?? random.uniform(1.0, 1.6),
+            yawDegrees: yawDegrees ?? random.uniform(-2, 2), height: heightMetres ?? random.uniform(heightRange.lowerBound, heightRange.upperBound),
             forwardOfOrigin: random.uniform(1.0, 2.0))
         return CameraSetup(intrinsics: intrinsics, pose: pose)
     }

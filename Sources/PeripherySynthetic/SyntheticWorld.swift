@@ -8,6 +8,15 @@ public enum SyntheticWorld: String, Sendable, Hashable, CaseIterable {
     /// (`StructuredSceneSampler`).
     case structured
 
+    /// The camera heights this world draws, metres. The structured world reaches 2.1 m because
+    /// real recording cars carry their cameras that high (PandaSet's front camera sits at 1.9 m).
+    public var mountHeights: ClosedRange<Double> {
+        switch self {
+        case .basic: 1.0...1.6
+        case .structured: 1.0...2.1
+        }
+    }
+
     /// The scene of `seed` in this world, its traffic drawn by `traffic`.
     public func scene(seed: UInt64, traffic: SceneSampler) -> SyntheticScene {
         switch self {

@@ -24,12 +24,13 @@ enum SynthCommand: Command {
         func optional(_ name: String, _ range: ClosedRange<Double>) throws(CLIError) -> Double? {
             args.value(name) == nil ? nil : try args.number(name, default: 0, in: range)
         }
-        let camera = SyntheticCamera(
+        let world = try world(args)
+        var camera = SyntheticCamera(
             width: Int(try args.number("width", default: 640, in: 64...4096)),
             height: Int(try args.number("height", default: 400, in: 64...4096)),
             pitchDegrees: try optional("pitch", -25...25), rollDegrees: try optional("roll", -25...25),
             yawDegrees: try optional("yaw", -25...25), heightMetres: try optional("height-m", 0.31...2.99))
-        let world = try world(args)
+        camera.heightRange = world.mountHeights
         if args.flag("sequence"), world != .basic {
             throw CLIError("--world \(world.rawValue) renders single frames; --sequence needs --world basic")
         }

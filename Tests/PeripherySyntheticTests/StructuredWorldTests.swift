@@ -43,6 +43,24 @@ private func contains(_ box: SyntheticBox, _ point: SIMD3<Double>, margin: Doubl
         #expect(a.image.pixels != c.image.pixels)
     }
 
+    /// The structured world's cameras reach the 1.9 m of a recording car's roof and its busy
+    /// streets hold more than the basic world's eight vehicles; the basic world's draws are as before.
+    @Test func structuredWorldDrawsTallerMountsAndBusierStreets() throws {
+        func heights(_ world: SyntheticWorld) throws -> [Double] {
+            var camera = SyntheticCamera(width: 640, height: 400)
+            camera.heightRange = world.mountHeights
+            var random = SyntheticRandom(seed: 11)
+            return try (0..<400).map { _ in try camera.draw(&random).pose.height }
+        }
+        let basic = try heights(.basic), structured = try heights(.structured)
+        #expect(basic.allSatisfy { (1.0...1.6).contains($0) })
+        #expect(structured.allSatisfy { (1.0...2.1).contains($0) })
+        #expect(structured.filter { $0 > 1.8 }.count > 100)  // 3/11 of 400 expected, about 109
+        let counts = (0..<200 as Range<UInt64>).map { StructuredSceneSampler().scene(seed: $0).vehicles.count }
+        #expect(counts.contains { $0 > 8 })
+        #expect(counts.allSatisfy { $0 <= 16 })
+    }
+
     /// The structured world draws the basic world's road and traffic rules: every vehicle is one of
     /// the three vehicle classes, and the scenes hold the roadside objects the issue lists.
     @Test func scenesHoldVehiclesAndEveryKindOfRoadsideObject() {
