@@ -55,7 +55,7 @@ private func contains(_ box: SyntheticBox, _ point: SIMD3<Double>, margin: Doubl
         let basic = try heights(.basic), structured = try heights(.structured)
         #expect(basic.allSatisfy { (1.0...1.6).contains($0) })
         #expect(structured.allSatisfy { (1.0...2.1).contains($0) })
-        #expect(structured.filter { $0 > 1.8 }.count > 100)  // 3/11 of 400 expected, about 109
+        #expect(structured.filter { $0 > 1.8 }.count > 80) // 3/11 of 400 expected (109, sd 9); 1.6 m caps the basic world
         let counts = (0..<200 as Range<UInt64>).map { StructuredSceneSampler().scene(seed: $0).vehicles.count }
         #expect(counts.contains { $0 > 8 })
         #expect(counts.allSatisfy { $0 <= 16 })
