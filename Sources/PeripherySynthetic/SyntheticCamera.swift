@@ -15,7 +15,10 @@ public struct SyntheticCamera: Sendable, Hashable {
     public var heightMetres: Double?
     /// The mount heights drawn when `heightMetres` is `nil`, metres: a windshield phone's by default;
     /// the structured world also draws the taller vans' and SUVs' (`SyntheticWorld.mountHeights`).
-    public var heightRange: ClosedRange<Double> = 1.0...1.6
+    public var heightRange: ClosedRange<Double> = SyntheticCamera.windshieldHeights
+
+    /// A windshield phone's mount heights, metres: what the basic world draws.
+    public static let windshieldHeights: ClosedRange<Double> = 1.0...1.6
 
     /// Creates a sampler for `width × height` frames.
     public init(

@@ -12,7 +12,7 @@ public enum SyntheticWorld: String, Sendable, Hashable, CaseIterable {
     /// real recording cars carry their cameras that high (PandaSet's front camera sits at 1.9 m).
     public var mountHeights: ClosedRange<Double> {
         switch self {
-        case .basic: 1.0...1.6
+        case .basic: SyntheticCamera.windshieldHeights
         case .structured: 1.0...2.1
         }
     }
